@@ -1,0 +1,201 @@
+"""The one streaming core: `Analyzer.push(frame)` serves the webcam, the browser camera and recorded files.
+
+    Frame ─► PoseEstimator ─► PoseFrame ─► BodyStream (smoothing, SW units) ─► PhaseTracker ─► RuleEngine
+                                                                              └─► FrameResult (live view)
+                                                          completed shot ─► ShotResult ─► listeners (store)
+
+Recorded video uses the centred (zero-phase) smoother and live video the causal One-Euro filter; nothing
+else differs. Completed shots are handed to listeners the moment they complete, so a session store can
+commit them before the video ends.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable
+
+from posture_rules.pack import Profile, RulePack, load_pack
+
+from .body_stream import BodyStream
+from .capture import Frame
+from .engine import RuleEngine, phase_windows
+from .kinematics import Body, classify_view, torso_ratio
+from .landmarks import SIDES
+from .phases import PhaseTracker, ShotPhases
+from .pose import PoseEstimator
+from .pose_frame import PoseFrame
+from .results import FrameResult, SessionReport, ShotResult
+
+ShotListener = Callable[[ShotResult, "Analyzer"], None]
+
+
+class Analyzer:
+    def __init__(
+        self,
+        fps: float,
+        width: int,
+        height: int,
+        *,
+        pack: RulePack | None = None,
+        profile: Profile | None = None,
+        mode: str = "recorded",
+        estimator: PoseEstimator | None = None,
+        source: str = "",
+        on_shot: Iterable[ShotListener] = (),
+    ):
+        self.fps, self.width, self.height = fps, width, height
+        self.profile = profile or Profile()
+        self.base_pack = pack or load_pack()
+        self.pack = self.profile.apply(self.base_pack)
+        self.mode = mode
+        self.estimator = estimator
+        self.source = source
+        self.listeners = list(on_shot)
+        handed = self.profile.handedness
+        self.bodies = BodyStream(fps, width, height, mode, handed or "right")
+        self.tracker = PhaseTracker(handedness=handed)
+        self.engine = RuleEngine(self.pack, fps=fps)
+        self.shots: list[ShotResult] = []
+        self.frames_seen = 0
+        self.frames_with_person = 0
+        self._ratios: deque[float] = deque(maxlen=int(fps * 120))
+        self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
+        self._view = "face-on"
+        self._handedness = handed
+        self._handedness_source = "profile" if handed else "auto"
+        self._time_of: dict[int, float] = {}
+
+    # ---- input -----------------------------------------------------------------------------------------
+    def push(self, frame: Frame) -> list[FrameResult]:
+        """Run pose on one frame and analyse it; returns the frames whose analysis is now ready."""
+        if self.estimator is None:
+            raise RuntimeError("Analyzer.push(frame) needs an estimator; use push_pose for pose tracks")
+        return self.push_pose(self.estimator.estimate(frame))
+
+    def push_pose(self, pf: PoseFrame) -> list[FrameResult]:
+        self.frames_seen += 1
+        if pf.landmarks is not None:
+            self.frames_with_person += 1
+        return [self._analyse(b) for b in self.bodies.push(pf)]
+
+    def finish(self) -> SessionReport:
+        """Flush the smoother and the phase tracker, judge what is left and return the session report."""
+        for b in self.bodies.flush():
+            self._analyse(b)
+        for sp in self.tracker.finish():
+            self._complete(sp)
+        return self.report()
+
+    # ---- per frame -------------------------------------------------------------------------------------
+    @property
+    def view(self) -> str:
+        return self._view
+
+    @property
+    def handedness(self) -> str | None:
+        return self._handedness
+
+    def _analyse(self, body: Body) -> FrameResult:
+        self._time_of[body.index] = body.t_s
+        r = torso_ratio(body)
+        if not math.isnan(r):
+            self._ratios.append(r)
+            self._recent_ratios.append(r)
+            if body.index % 15 == 0:
+                self._view = classify_view(self._recent_ratios).view
+        upd = self.tracker.push(body)
+        if self._handedness is None and self.tracker.handedness is not None:
+            self._learn_handedness(self.tracker.handedness)
+        vals, active = self.engine.push(body, upd.phase.value, self._view)
+        for sp in upd.completed:
+            self._complete(sp)
+        return FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
+
+    def _learn_handedness(self, handedness: str) -> None:
+        """The first anchor tells which hand draws; re-label what is buffered so the shot is judged right."""
+        self._handedness = handedness
+        self.bodies.set_handedness(handedness)
+        sides = SIDES[handedness]
+        for s in self.engine.buffer:
+            if s.body.sides is not sides:
+                s.body.sides = sides
+                s.values = self.engine.measure(s.body)
+
+    # ---- per shot --------------------------------------------------------------------------------------
+    def _shot_view(self, sp: ShotPhases) -> str:
+        lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
+        ratios = [torso_ratio(s.body) for s in self.engine.samples_between(lo, sp.end_frame)]
+        est = classify_view(ratios)
+        return est.view if est.confidence > 0 else self._view
+
+    def _complete(self, sp: ShotPhases) -> ShotResult:
+        view = self._shot_view(sp)
+        findings, measures = self.engine.judge_shot(sp, view)
+        shot = ShotResult(
+            index=len(self.shots),
+            raise_start_frame=sp.raise_start_frame,
+            draw_start_frame=sp.draw_start_frame,
+            anchor_frame=sp.anchor_frame,
+            release_frame=sp.release_frame,
+            end_frame=sp.end_frame,
+            fps=self.fps,
+            times_s=self._phase_times(sp),
+            findings=findings,
+            measures=measures,
+            complete=sp.complete,
+            release_source=getattr(sp, "release_source", "pose"),
+        )
+        self.shots.append(shot)
+        for listener in self.listeners:
+            listener(shot, self)
+        return shot
+
+    def _phase_times(self, sp: ShotPhases) -> dict[str, float | None]:
+        t = self._time_of.get
+        w = phase_windows(sp, t)
+        out: dict[str, float | None] = {}
+        for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
+            a, b = w.get(name, (None, None))
+            ta, tb = (t(a), t(b)) if a is not None else (None, None)
+            if name == "follow_through" and a is not None:
+                tb = t(b - 1)
+            out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None
+        for key, frame in (
+            ("raise_start_at", sp.raise_start_frame),
+            ("draw_start_at", sp.draw_start_frame),
+            ("anchor_at", sp.anchor_frame),
+            ("release_at", sp.release_frame),
+            ("end_at", sp.end_frame),
+        ):
+            out[key] = t(frame) if frame is not None else None
+        return out
+
+    # ---- report ----------------------------------------------------------------------------------------
+    def report(self, complete: bool = True) -> SessionReport:
+        view = classify_view(self._ratios)
+        consistency, measures = self.engine.judge_session(self.shots, view.view)
+        notes = []
+        if self.frames_with_person == 0:
+            notes.append("no person found in the video")
+        elif not self.shots:
+            notes.append("no shots found")
+        return SessionReport(
+            source=self.source,
+            fps=self.fps,
+            frame_count=self.frames_seen,
+            width=self.width,
+            height=self.height,
+            handedness=self._handedness or "unknown",
+            handedness_source=self._handedness_source if self._handedness else "unknown",
+            view=view.view,
+            view_confidence=view.confidence,
+            rule_pack={"id": self.pack.id, "version": self.pack.version, "path": self.pack.path},
+            profile=self.profile.to_json(),
+            shots=list(self.shots),
+            consistency=consistency,
+            consistency_measures=measures,
+            frames_with_person=self.frames_with_person,
+            notes=notes,
+            complete=complete,
+        )

@@ -1,0 +1,114 @@
+"""Frames from any OpenCV source — a camera index, a file, a URL — each with its index and container time.
+
+Time comes from the container (CAP_PROP_POS_MSEC), never the wall clock: frames are dropped live and
+phone videos have variable frame rates. OpenCV applies the rotation metadata of phone videos itself
+(CAP_PROP_ORIENTATION_AUTO, on by default in OpenCV ≥ 4.5); we turn it on explicitly so a build that
+defaults otherwise still gives upright frames.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VideoError
+
+
+@dataclass(slots=True)
+class Frame:
+    index: int
+    t_ms: float
+    image: np.ndarray  # BGR uint8, upright
+
+
+def parse_source(source: str | int | os.PathLike) -> str | int:
+    """'0' → camera 0; anything else is a path or URL."""
+    if isinstance(source, int):
+        return source
+    s = os.fspath(source)
+    return int(s) if s.strip().isdigit() else s
+
+
+class FrameSource:
+    """Iterate frames of a camera, file or URL. Use as a context manager or call close()."""
+
+    def __init__(self, source: str | int | os.PathLike):
+        self.source = parse_source(source)
+        self.is_camera = isinstance(self.source, int)
+        self.is_file = not self.is_camera and "://" not in str(self.source)
+        if self.is_file:
+            p = Path(self.source)
+            if not p.exists():
+                raise VideoError(p, "no such file")
+            if p.is_dir():
+                raise VideoError(p, "is a folder, not a video file")
+            if p.stat().st_size == 0:
+                raise VideoError(p, "is empty (0 bytes)")
+        self._cap = cv2.VideoCapture(self.source if self.is_camera else str(self.source))
+        if not self._cap.isOpened():
+            what = (
+                f"camera {self.source} does not exist or cannot be opened"
+                if self.is_camera
+                else "cannot be opened as a video (not a video file, or a codec OpenCV lacks)"
+            )
+            raise VideoError(self.source, what)
+        self._cap.set(cv2.CAP_PROP_ORIENTATION_AUTO, 1)
+        fps = self._cap.get(cv2.CAP_PROP_FPS)
+        self.fps = float(fps) if fps and 1.0 <= fps <= 1000.0 else 30.0
+        self.width = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH))
+        self.height = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        n = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.frame_count_hint = n if n > 0 else None
+        self._first: Frame | None = None
+        self._index = 0
+        self._last_t = -1.0
+        self._t0 = time.monotonic()
+        if self.is_file:
+            # Read one frame now so a file with a video header but no decodable frames fails here,
+            # with its name, rather than later as "no person found".
+            self._first = self._read()
+            if self._first is None:
+                self.close()
+                raise VideoError(self.source, "has no decodable video frames (corrupt or truncated)")
+            h, w = self._first.image.shape[:2]
+            self.width, self.height = w, h
+
+    def _read(self) -> Frame | None:
+        ok, img = self._cap.read()
+        if not ok or img is None:
+            return None
+        t = self._cap.get(cv2.CAP_PROP_POS_MSEC)
+        if t is None or t <= self._last_t:
+            # Some containers report 0 or repeat a time, and some camera backends give none at all: a file
+            # falls back to its nominal rate, a live source to the moment the frame was grabbed.
+            t = self._index * 1000.0 / self.fps if self.is_file else (time.monotonic() - self._t0) * 1000.0
+            t = max(t, self._last_t + 1e-3)
+        frame = Frame(self._index, float(t), img)
+        self._index += 1
+        self._last_t = frame.t_ms
+        return frame
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._first is not None:
+            f, self._first = self._first, None
+            yield f
+        while True:
+            f = self._read()
+            if f is None:
+                return
+            yield f
+
+    def close(self) -> None:
+        self._cap.release()
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,127 @@
+"""`coach` command line. Every user error is one line naming the file and the problem, and a non-zero exit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import MappingProxyType
+
+from . import __version__
+from .errors import CoachError
+
+EXIT_USAGE, EXIT_INPUT = 2, 3
+
+
+def _profile(args):
+    from posture_rules.pack import Profile
+
+    hand = None if args.handedness == "auto" else args.handedness
+    return Profile(handedness=hand, draw_style=args.draw_style, tolerance=args.tolerance)
+
+
+def cmd_analyze(args) -> int:
+    from posture_rules.pack import load_pack
+
+    from .pipeline import analyze_track, analyze_video, require_person
+    from .summary import format_report
+
+    pack = load_pack(args.rules)
+    profile = _profile(args)
+    if args.pose_track:
+        report = analyze_track(args.pose_track, pack=pack, profile=profile)
+        source = args.pose_track
+    else:
+        if not args.video:
+            raise CoachError(None, "give a video file, or --pose-track FILE")
+        report = analyze_video(args.video, pack=pack, profile=profile, model=args.model, save_pose=args.save_pose)
+        source = args.video
+    if args.json:
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+    print(format_report(report, profile.apply(pack)))
+    require_person(report, source)
+    return 0
+
+
+def cmd_rules(args) -> int:
+    from posture_rules.pack import load_pack
+
+    from .rulebook_text import format_pack
+
+    pack = load_pack(args.check or args.rules)
+    if args.check:
+        n = len(pack.rules)
+        print(f"{args.check}: OK — pack {pack.id} {pack.version}, {n} rules ({len(pack.observable)} observable)")
+        return 0
+    print(format_pack(pack))
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default=None, help="rule pack TOML (default: the bundled 射經 pack)")
+    p.add_argument("--handedness", choices=("auto", "right", "left"), default="auto")
+    p.add_argument("--draw-style", choices=("mediterranean", "thumb"), default="mediterranean")
+    p.add_argument("--tolerance", choices=("beginner", "club", "elite"), default="club")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coach", description="射經 Coach — archery form against Wang Ju's 射經")
+    parser.add_argument("--version", action="version", version=f"coach {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    a = sub.add_parser("analyze", help="analyse a recorded video (or a saved pose track)")
+    a.add_argument("video", nargs="?", help="video file")
+    a.add_argument("--json", metavar="OUT", help="write the coach.session/1 JSON report here")
+    a.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
+    a.add_argument("--save-pose", metavar="TRACK.json", help="save the landmarks as a coach.posetrack/1 file")
+    a.add_argument("--pose-track", metavar="TRACK.json", help="re-analyse a saved pose track (no model run)")
+    _common(a)
+    a.set_defaults(func=cmd_analyze)
+
+    r = sub.add_parser("rules", help="list the rule pack, or check a pack file")
+    r.add_argument("--rules", default=None, help="rule pack TOML to list")
+    r.add_argument("--check", metavar="FILE", help="validate this rule pack and exit")
+    r.set_defaults(func=cmd_rules)
+
+    for register in _plugins():
+        register(sub)
+    return parser
+
+
+def _plugins() -> list[Callable]:
+    """Sub-commands that live beside their feature (synth, live, batch, store …), registered by name."""
+    out = []
+    for module, attr in EXTRA_COMMANDS.items():
+        try:
+            mod = __import__(module, fromlist=[attr])
+        except ImportError:
+            continue
+        out.append(getattr(mod, attr))
+    return out
+
+
+EXTRA_COMMANDS = MappingProxyType({"coach.synth.cli": "register"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except CoachError as e:
+        print(f"coach: error: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("coach: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""The rule engine: rules from a pack, judged per frame (live flags), per shot and per session.
+
+Frame metrics are computed once per frame and cached beside the Body; a shot's verdicts are then read off
+that cache when the shot completes, so live and recorded analysis judge the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from posture_rules.metrics import METRICS, ShotFrames
+from posture_rules.pack import Rule, RulePack
+
+from .kinematics import Body
+from .results import FAULT, NOT_ASSESSABLE, PASS, Finding
+
+SETTLE_S = 0.3  # the first moments at anchor are "full draw"; the plateau after them is the "hold"
+SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
+MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
+FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
+
+
+@dataclass(slots=True)
+class Sample:
+    body: Body
+    values: dict[str, float]  # frame metric name → value (NaN where landmarks were not visible)
+
+
+def phase_windows(shot, t_of) -> dict[str, tuple[int, int]]:
+    """Frame ranges [start, end) of each phase of a shot. `t_of(frame)` gives a frame's time in s."""
+    w: dict[str, tuple[int, int]] = {}
+    rs, ds, an, rel, end = (
+        shot.raise_start_frame,
+        shot.draw_start_frame,
+        shot.anchor_frame,
+        shot.release_frame,
+        shot.end_frame,
+    )
+    if rs is not None:
+        w["setup"] = (max(0, rs - int(round(SETUP_S * _fps(t_of, rs)))), rs)
+        w["raise"] = (rs, ds if ds is not None else rs)
+    if ds is not None and an is not None:
+        w["draw"] = (ds, an)
+    if an is not None:
+        stop = rel if rel is not None else end + 1
+        settle = an
+        t_an = t_of(an)
+        while settle < stop and t_of(settle) is not None and t_of(settle) - t_an < SETTLE_S:
+            settle += 1
+        w["full_draw"] = (an, max(settle, an + 1) if stop > an else an)
+        w["hold"] = (settle, stop)
+    if rel is not None:
+        w["release"] = (rel, rel + 1)
+        w["follow_through"] = (rel, end + 1)
+    return w
+
+
+def _fps(t_of, frame: int) -> float:
+    a, b = t_of(frame), t_of(frame + 1)
+    return 1.0 / (b - a) if a is not None and b is not None and b > a else 30.0
+
+
+class Hysteresis:
+    """Fault state of one rule: enters beyond the enter threshold, clears only inside the exit threshold,
+    and is confirmed only after min_duration_s (norfair's initialization_delay, in seconds)."""
+
+    __slots__ = ("rule", "state", "since_ms", "confirmed")
+
+    def __init__(self, rule: Rule):
+        self.rule = rule
+        self.reset()
+
+    def reset(self) -> None:
+        self.state = False
+        self.since_ms: float | None = None
+        self.confirmed = False
+
+    def beyond_enter(self, v: float) -> bool:
+        th = self.rule.thresholds
+        return (th.enter_above is not None and v > th.enter_above) or (
+            th.enter_below is not None and v < th.enter_below
+        )
+
+    def inside_exit(self, v: float) -> bool:
+        th = self.rule.thresholds
+        return (th.exit_above is None or v <= th.exit_above) and (th.exit_below is None or v >= th.exit_below)
+
+    def update(self, v: float, t_ms: float) -> bool:
+        """Feed one value (NaN = not measurable, which holds the state); returns the confirmed state."""
+        if math.isnan(v):
+            return self.confirmed
+        if not self.state and self.beyond_enter(v):
+            self.state, self.since_ms = True, t_ms
+        elif self.state and self.inside_exit(v):
+            self.state, self.since_ms, self.confirmed = False, None, False
+        if self.state and not self.confirmed and t_ms - self.since_ms >= self.rule.min_duration_s * 1000.0:
+            self.confirmed = True
+        return self.confirmed
+
+
+def fault_spans(rule: Rule, frames: list[int], times_ms: list[float], values) -> list[tuple[int, int]]:
+    """Confirmed fault spans (first frame, last frame) of a value series, with hysteresis and duration."""
+    h = Hysteresis(rule)
+    spans: list[tuple[int, int]] = []
+    start = last = None
+    confirmed = False
+    for f, t, v in zip(frames, times_ms, values):
+        confirmed = h.update(v, t) or confirmed
+        if h.state and not math.isnan(v):
+            start = f if start is None else start
+            last = f
+        else:
+            if start is not None and confirmed:
+                spans.append((start, last))
+            start, confirmed = None, False
+    if start is not None and confirmed:
+        spans.append((start, last))
+    return spans
+
+
+def _relative(values: np.ndarray, baseline: float) -> np.ndarray:
+    return values - baseline
+
+
+class RuleEngine:
+    """Judges one archer's frames and shots against a (profile-adjusted) rule pack."""
+
+    def __init__(self, pack: RulePack, buffer_s: float = 60.0, fps: float = 30.0):
+        self.pack = pack
+        self.rules = pack.observable
+        self.frame_rules = tuple(r for r in self.rules if r.scope == "frame")
+        self.shot_rules = tuple(r for r in self.rules if r.scope == "shot")
+        self.session_rules = tuple(r for r in self.rules if r.scope == "session")
+        self.frame_metrics = tuple(sorted({r.metric for r in self.frame_rules}))
+        self._landmarks = {m: METRICS[m].landmarks for m in self.frame_metrics}
+        self._min_vis = {m: min(r.min_visibility for r in self.frame_rules if r.metric == m) for m in self.frame_metrics}
+        self.buffer: deque[Sample] = deque(maxlen=max(int(buffer_s * fps), 60))
+        self._live = {r.id: Hysteresis(r) for r in self.frame_rules}
+        self._baseline: dict[str, deque[float]] = {
+            m: deque(maxlen=max(int(SETUP_S * fps), 5)) for m in self.frame_metrics if METRICS[m].relative_to_setup
+        }
+
+    # ---- per frame -------------------------------------------------------------------------------------
+    def measure(self, body: Body) -> dict[str, float]:
+        vals: dict[str, float] = {}
+        ok_sw = body.sw > 0 and not math.isnan(body.sw)
+        for m in self.frame_metrics:
+            if ok_sw and body.visible(self._landmarks[m], self._min_vis[m]):
+                vals[m] = float(METRICS[m].fn(body))
+            else:
+                vals[m] = math.nan
+        return vals
+
+    def push(self, body: Body, phase: str, view: str) -> tuple[dict[str, float], list[str]]:
+        """Measure a frame, buffer it, and return (metric values, rule ids flagged live at this frame)."""
+        vals = self.measure(body)
+        self.buffer.append(Sample(body, vals))
+        if phase == "setup":
+            for m, q in self._baseline.items():
+                if not math.isnan(vals[m]):
+                    q.append(vals[m])
+        active = []
+        for r in self.frame_rules:
+            h = self._live[r.id]
+            if phase not in r.phases or not r.applies_to_view(view):
+                h.reset()
+                continue
+            v = vals[r.metric]
+            if r.metric in self._baseline:
+                q = self._baseline[r.metric]
+                v = v - float(np.median(q)) if q else math.nan
+            if h.update(v, body.t_ms):
+                active.append(r.id)
+        return vals, active
+
+    # ---- per shot --------------------------------------------------------------------------------------
+    def samples_between(self, start: int, end: int) -> list[Sample]:
+        return [s for s in self.buffer if start <= s.body.index <= end]
+
+    def judge_shot(self, shot, view: str) -> tuple[list[Finding], dict[str, float]]:
+        """Findings for every observable rule on a completed shot, and the shot's measures."""
+        first = shot.raise_start_frame if shot.raise_start_frame is not None else shot.anchor_frame
+        samples = self.samples_between(max(0, first - 300), shot.end_frame)
+        times = {s.body.index: s.body.t_s for s in samples}
+        windows = phase_windows(shot, times.get)
+        findings: list[Finding] = []
+        for r in self.frame_rules:
+            findings.append(self._judge_frame_rule(r, samples, windows, view))
+        frames = ShotFrames(
+            [s.body for s in samples if s.body.index >= first],
+            first,
+            shot.draw_start_frame if shot.draw_start_frame is not None else first,
+            shot.anchor_frame,
+            shot.release_frame,
+            shot.end_frame,
+        )
+        measures: dict[str, float] = {}
+        for r in self.shot_rules:
+            v = measures.get(r.metric)
+            if v is None:
+                v = measures[r.metric] = float(METRICS[r.metric].fn(frames))
+            findings.append(self._judge_value(r, v, windows, view))
+        for m in ("draw_length", "anchor_height", "draw_time", "hold_time"):
+            if m not in measures:
+                measures[m] = float(METRICS[m].fn(frames))
+        return findings, measures
+
+    def _window(self, r: Rule, windows: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+        spans = [windows[p] for p in r.phases if p in windows and windows[p][1] > windows[p][0]]
+        if not spans:
+            return None
+        return min(s[0] for s in spans), max(s[1] for s in spans)
+
+    def _judge_frame_rule(self, r: Rule, samples: list[Sample], windows, view: str) -> Finding:
+        limits = r.thresholds.as_fault_limits()
+        unit = METRICS[r.metric].unit
+        if not r.applies_to_view(view):
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason=f"not judged from a {view} view")
+        win = self._window(r, windows)
+        if win is None:
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason="phase not reached in this shot")
+        inside = [s for s in samples if any(a <= s.body.index < b for p in r.phases if p in windows for a, b in [windows[p]])]
+        vals = np.array([s.values[r.metric] for s in inside], dtype=float)
+        if METRICS[r.metric].relative_to_setup:
+            a, b = windows.get("setup", (0, 0))
+            base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
+            base = base[~np.isnan(base)]
+            if len(base) < 3:
+                return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "no setup pose to compare with")
+            vals = _relative(vals, float(np.median(base)))
+        ok = ~np.isnan(vals)
+        if len(vals) == 0 or ok.mean() < MIN_ASSESSABLE:
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "landmarks hidden or out of frame")
+        frames = [s.body.index for s in inside]
+        spans = fault_spans(r, frames, [s.body.t_ms for s in inside], vals)
+        in_fault = np.zeros(len(vals), dtype=bool)
+        for a, b in spans:
+            in_fault |= (np.array(frames) >= a) & (np.array(frames) <= b)
+        in_fault &= ok
+        # A shot is faulted when the confirmed fault covers a real part of the window, not one wobble of
+        # MediaPipe; the value shown is then the fault's own median, so value and verdict agree.
+        if in_fault.sum() >= max(FAULT_SHARE * ok.sum(), 1) and spans:
+            value = float(np.median(vals[in_fault]))
+            side = "above" if r.thresholds.enter_above is not None and value > r.thresholds.exit_above else "below"
+            return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
+        return Finding(r.id, PASS, float(np.median(vals[ok])), limits, win[0], win[1] - 1, unit)
+
+    def _judge_value(self, r: Rule, v: float, windows, view: str) -> Finding:
+        limits = r.thresholds.as_fault_limits()
+        unit = METRICS[r.metric].unit
+        win = self._window(r, windows)
+        start, end = (win[0], win[1] - 1) if win else (None, None)
+        if not r.applies_to_view(view):
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, f"not judged from a {view} view")
+        if v is None or math.isnan(v):
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, "not measurable in this shot")
+        th = r.thresholds
+        if th.enter_above is not None and v > th.enter_above:
+            return Finding(r.id, FAULT, v, limits, start, end, unit, "above")
+        if th.enter_below is not None and v < th.enter_below:
+            return Finding(r.id, FAULT, v, limits, start, end, unit, "below")
+        return Finding(r.id, PASS, v, limits, start, end, unit)
+
+    # ---- per session -----------------------------------------------------------------------------------
+    def judge_session(self, shots, view: str) -> tuple[list[Finding], dict[str, float]]:
+        per_shot: dict[str, list[float]] = {}
+        for s in shots:
+            for k, v in s.measures.items():
+                per_shot.setdefault(k, []).append(v)
+        releases = [s.times_s.get("release_at") for s in shots if s.release_frame is not None]
+        measures = {
+            m: float(METRICS[m].fn(per_shot, releases))
+            for m in ("draw_length_cv", "anchor_spread", "draw_time_sd", "hold_time_sd", "release_interval_cv")
+        }
+        findings = []
+        for r in self.session_rules:
+            v = measures.get(r.metric)
+            if v is None:
+                v = measures[r.metric] = float(METRICS[r.metric].fn(per_shot, releases))
+            findings.append(self._judge_value(r, v, {}, view))
+        return findings, measures

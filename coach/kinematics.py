@@ -1,0 +1,177 @@
+"""A frame's body in the archer's terms: named points in pixels, shoulder width as the unit of length,
+angles and lengths defined as data, and the camera view.
+
+Lengths are in shoulder widths (SW) so that no rule depends on the archer's distance or the resolution.
+SW is taken as a running median over upright frames, because the 2D shoulder width shrinks whenever the
+archer turns; a per-frame SW would make every length jump with the turn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from . import geometry as g
+from .landmarks import LEFT_SHOULDER, RIGHT_SHOULDER, SideMap
+
+VIS_MIN = 0.5
+
+
+@dataclass(slots=True)
+class Body:
+    """One filtered frame. `xy` (33, 2) pixels (NaN = missing), `vis` (33,), `sw` pixels per SW."""
+
+    index: int
+    t_ms: float
+    xy: np.ndarray
+    vis: np.ndarray
+    sw: float
+    sides: SideMap
+    raw_xy: np.ndarray | None = None
+
+    @property
+    def t_s(self) -> float:
+        return self.t_ms / 1000.0
+
+    def p(self, name: str) -> np.ndarray:
+        return self.xy[self.sides[name]]
+
+    def v(self, name: str) -> float:
+        return float(self.vis[self.sides[name]])
+
+    def visible(self, names: tuple[str, ...], min_vis: float = VIS_MIN) -> bool:
+        for n in names:
+            i = self.sides[n]
+            if self.vis[i] < min_vis or math.isnan(self.xy[i, 0]):
+                return False
+        return True
+
+    def mid(self, a: str, b: str) -> np.ndarray:
+        return g.midpoint(self.p(a), self.p(b))
+
+    def dist_sw(self, a: str, b: str) -> float:
+        return g.distance(self.p(a), self.p(b)) / self.sw if self.sw > 0 else math.nan
+
+
+@dataclass(frozen=True, slots=True)
+class AngleDef:
+    points: tuple[str, ...]
+    kind: str  # "joint" | "tilt" | "lean" | "elevation"
+
+
+def _point(body: Body, name: str) -> np.ndarray:
+    if name.startswith("mid_"):
+        part = name[4:]
+        return body.mid(f"bow_{part}", f"draw_{part}")
+    return body.p(name)
+
+
+_ANGLE_KINDS = MappingProxyType(
+    {
+        "joint": lambda p: g.joint_angle(p[0], p[1], p[2]),
+        "tilt": lambda p: g.tilt(p[0], p[1]),
+        "lean": lambda p: g.lean(p[0], p[1]),
+        "elevation": lambda p: g.elevation_above_line(p[0], p[1], p[2]),
+    }
+)
+
+# The angles a coach talks about, as data. Each resolves through the archer's SideMap.
+ANGLES: MappingProxyType[str, AngleDef] = MappingProxyType(
+    {
+        "bow_elbow": AngleDef(("bow_shoulder", "bow_elbow", "bow_wrist"), "joint"),
+        "draw_elbow": AngleDef(("draw_shoulder", "draw_elbow", "draw_wrist"), "joint"),
+        "arrow_tilt": AngleDef(("bow_wrist", "draw_wrist"), "tilt"),
+        "shoulder_tilt": AngleDef(("bow_shoulder", "draw_shoulder"), "tilt"),
+        "trunk_lean": AngleDef(("mid_hip", "mid_shoulder"), "lean"),
+        "draw_elbow_elevation": AngleDef(("draw_elbow", "bow_wrist", "draw_wrist"), "elevation"),
+    }
+)
+
+LENGTHS: MappingProxyType[str, tuple[str, str]] = MappingProxyType(
+    {
+        "span": ("bow_wrist", "draw_wrist"),
+        "draw_hand_to_face": ("draw_wrist", "nose"),
+        "ankle_spread": ("bow_ankle", "draw_ankle"),
+    }
+)
+
+
+def point_names(defn: AngleDef | tuple[str, str]) -> tuple[str, ...]:
+    pts = defn.points if isinstance(defn, AngleDef) else defn
+    out: list[str] = []
+    for n in pts:
+        out.extend((f"bow_{n[4:]}", f"draw_{n[4:]}") if n.startswith("mid_") else (n,))
+    return tuple(out)
+
+
+def angle(body: Body, name: str) -> float:
+    d = ANGLES[name]
+    return _ANGLE_KINDS[d.kind]([_point(body, n) for n in d.points])
+
+
+def length(body: Body, name: str) -> float:
+    a, b = LENGTHS[name]
+    return body.dist_sw(a, b)
+
+
+class ShoulderWidth:
+    """Robust running shoulder width: median of the last frames where the shoulders looked square.
+
+    Falls back to the widest recent value so a turned archer does not shrink the unit.
+    """
+
+    def __init__(self, window: int = 90):
+        self._w: deque[float] = deque(maxlen=window)
+
+    def update(self, xy: np.ndarray, vis: np.ndarray) -> float:
+        if vis[LEFT_SHOULDER] >= VIS_MIN and vis[RIGHT_SHOULDER] >= VIS_MIN:
+            w = g.distance(xy[LEFT_SHOULDER], xy[RIGHT_SHOULDER])
+            if w > 0 and not math.isnan(w):
+                self._w.append(w)
+        if not self._w:
+            return math.nan
+        # The upper half of recent widths: a turn only ever narrows the projected shoulders.
+        return float(np.percentile(self._w, 75))
+
+
+VIEWS = ("face-on", "down-line", "other")
+# Shoulder width over torso length: ~0.55–0.75 square to the camera, ~0.1–0.2 in profile. Measured on the
+# real tracks in shared/realpose: front views 0.42–0.57 over the shot, front-oblique 0.40, behind-oblique 0.16.
+FACE_ON_RATIO = 0.40
+DOWN_LINE_RATIO = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class ViewEstimate:
+    view: str
+    confidence: float
+    ratio: float  # shoulder width / torso length
+
+
+def classify_view(ratios: list[float] | np.ndarray) -> ViewEstimate:
+    """Face-on shows the shoulders wide against the torso; down-line (profile) shows them narrow.
+
+    `ratios` are SW / torso length per frame; the median decides and the share of frames agreeing with
+    it is the confidence.
+    """
+    r = np.asarray([x for x in ratios if not math.isnan(x)])
+    if len(r) == 0:
+        return ViewEstimate("other", 0.0, math.nan)
+    med = float(np.median(r))
+    cats = np.where(r >= FACE_ON_RATIO, 0, np.where(r <= DOWN_LINE_RATIO, 1, 2))
+    view = VIEWS[0] if med >= FACE_ON_RATIO else VIEWS[1] if med <= DOWN_LINE_RATIO else VIEWS[2]
+    conf = float(np.mean(cats == VIEWS.index(view)))
+    return ViewEstimate(view, round(conf, 3), round(med, 3))
+
+
+def torso_ratio(body: Body) -> float:
+    names = ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")
+    if not body.visible(names):
+        return math.nan
+    torso = g.distance(body.mid("bow_shoulder", "draw_shoulder"), body.mid("bow_hip", "draw_hip"))
+    sw_now = g.distance(body.p("bow_shoulder"), body.p("draw_shoulder"))
+    return sw_now / torso if torso > 0 else math.nan

@@ -1,0 +1,609 @@
+"""The phases of one shot (rules brief, "Phases of one shot"), found in a stream of Body frames.
+
+The anchor is the event the tracker trusts most: one wrist at the face while the other arm is out at
+shoulder height and the span between them has stopped growing. Everything before it (raise, draw start)
+is found by walking back from the anchor through a bounded ring buffer, which is far more robust than
+chasing the noisy onsets forward; the release is found forward from the anchor and refined to the exact
+frame on the unsmoothed points. The live phase in each PhaseUpdate is a cheap per-frame belief; the frame
+numbers in ShotPhases come from the look-back and are exact, only delayed by a few frames.
+
+All lengths are in body units U (shoulder widths, see `_unit`) and all positions are taken relative to the
+shoulder midpoint, so a handheld camera's pan and zoom cancel out. All speeds and durations use t_ms, never
+frame counts, because live capture drops frames.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from .kinematics import Body
+from .landmarks import INDEX, LEFT_SHOULDER, NOSE, RIGHT_SHOULDER
+
+L_WRIST, R_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
+L_HIP, R_HIP = INDEX["left_hip"], INDEX["right_hip"]
+
+# --- body unit -------------------------------------------------------------------------------------------
+# Body.sw (a running percentile of the projected shoulder width) collapses in oblique views, where the far
+# shoulder hides behind the near one for seconds at a time. The torso length does not shrink when the archer
+# turns about the vertical, and a face-on shoulder width is at least this share of it, so it bounds the unit
+# from below.
+TORSO_TO_SW_MIN = 0.45
+
+# --- anchor (full draw) ----------------------------------------------------------------------------------
+ANCHOR_FACE_MAX_SW = 0.9  # draw wrist to nose at anchor; under-jaw anchors put the wrist ~0.5 below the nose
+ANCHOR_SPAN_MIN_SW = 1.4  # wrist-to-wrist at full draw: an extended bow arm plus a hand at the face
+ARM_OUT_MIN_SW = 1.2  # the bow wrist is this far from the nose when the arm is extended
+BOW_BELOW_SHOULDER_MAX_SW = 0.6  # how far below the shoulder line the bow wrist may be at full draw
+ANCHOR_SPAN_SPEED_SW_S = 0.8  # "the span stops growing": noisy 2D points never reach the brief's 0.05 SW/s
+ANCHOR_HAND_SPEED_SW_S = 0.8  # ... and the draw hand has stopped at the face
+ANCHOR_CONFIRM_S = 0.2  # the anchor condition must hold this long, so a hand passing the face is not one
+DERIV_HALF_S = 0.07  # half-window of the centred differences (±2 frames at 30 fps)
+
+# --- look-back for the raise and the draw start ----------------------------------------------------------
+LOOKBACK_S = 6.0  # the longest raise + draw looked back over from the anchor
+DRAW_ONSET_SPAN_SPEED_SW_S = 0.4  # the span grows faster than this during the draw
+RAISE_ONSET_SPEED_SW_S = 0.4  # the bow wrist moves faster than this during the raise
+RAISE_LEVEL_BELOW_SW = 0.35  # "the bow wrist reaches shoulder height", with room for a low bow hand
+RAISE_REST_S = 0.2  # the bow arm rested this long before the raise
+
+# --- release ---------------------------------------------------------------------------------------------
+RELEASE_SPEED_SW_S = 1.5  # rules brief: the draw wrist's speed jumps above this at the release
+RELEASE_START_SW = 0.15  # ... and it has started to leave the anchor position
+RELEASE_CONFIRM_S = 0.3  # a hold twitch comes back to the face within this time; a release does not
+RELEASE_CONFIRM_SW = 0.35  # late in that window the hand is at least this far from the anchor (or lost),
+RELEASE_JITTER_FACTOR = 1.5  # ... and farther than this many times the hold's own 90th-percentile stray
+RELEASE_END_MIN_SW = 0.2  # a release cut off by the end of the video has left the anchor by this much
+RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is already moving
+RELEASE_ONSET_BACK_S = 0.2  # the onset lies at most this far before the detected jump
+HOLD_REF_S = 0.5  # the anchor position is the median of the draw wrist over this much of the hold
+HOLD_REF_GAP_S = 0.1  # ... ending this long before the jump, so the jump itself is not in it
+ANCHOR_SPAN_TOL_SW = 0.2  # the anchor is where the span first comes within this of the hold's span
+LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down
+
+# --- follow-through --------------------------------------------------------------------------------------
+FULL_DRAW_S = 0.2  # the "full draw" phase is the anchor moment; after it, the hold
+RELEASE_PHASE_S = 0.1  # the release phase covers the string leaving; then follow-through
+FOLLOW_MIN_S = 0.5  # rules brief: the follow-through lasts 0.5-1.5 s
+FOLLOW_MAX_S = 1.5
+
+BUFFER_S = LOOKBACK_S + 2.0
+BUFFER_MAX_FRAMES = 1024  # cap for absurd frame rates; 8 s at 120 fps
+
+
+class Phase(str, Enum):
+    SETUP = "setup"
+    RAISE = "raise"
+    DRAW = "draw"
+    FULL_DRAW = "full_draw"
+    HOLD = "hold"
+    RELEASE = "release"
+    FOLLOW_THROUGH = "follow_through"
+
+
+@dataclass(slots=True)
+class ShotPhases:
+    index: int
+    raise_start_frame: int
+    draw_start_frame: int
+    anchor_frame: int
+    release_frame: int | None
+    end_frame: int
+    raise_start_ms: float
+    draw_start_ms: float
+    anchor_ms: float
+    release_ms: float | None
+    end_ms: float
+    complete: bool
+    handedness: str
+    hold_start_frame: int  # first frame of the hold (the full-draw moment is anchor..hold_start-1)
+    follow_start_frame: int | None  # first frame of the follow-through
+    release_source: str = "pose"
+
+    @property
+    def hold_ms(self) -> float | None:
+        return None if self.release_ms is None else self.release_ms - self.anchor_ms
+
+    def phase_at(self, frame: int) -> Phase | None:
+        """The phase of `frame` within this shot; None outside it (before the raise, after the end)."""
+        if frame < self.raise_start_frame or frame > self.end_frame:
+            return None
+        if frame < self.draw_start_frame:
+            return Phase.RAISE
+        if frame < self.anchor_frame:
+            return Phase.DRAW
+        if frame < self.hold_start_frame:
+            return Phase.FULL_DRAW
+        if self.release_frame is None or frame < self.release_frame:
+            return Phase.HOLD
+        if self.follow_start_frame is None or frame < self.follow_start_frame:
+            return Phase.RELEASE
+        return Phase.FOLLOW_THROUGH
+
+
+@dataclass(slots=True)
+class PhaseUpdate:
+    phase: Phase
+    shot: int | None
+    completed: list[ShotPhases] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Frame:
+    """What the tracker keeps of one Body: body-relative points in U, smoothed and raw."""
+
+    index: int
+    t: float  # seconds
+    lw: np.ndarray  # left wrist (2,), relative to the shoulder midpoint, in U; NaN if missing
+    rw: np.ndarray
+    nose: np.ndarray
+    raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
+    raw_rw: np.ndarray
+
+    def wrists(self, handedness: str) -> tuple[np.ndarray, np.ndarray]:
+        """(bow, draw) wrists: a right-handed archer holds the bow in the left hand."""
+        return (self.lw, self.rw) if handedness == "right" else (self.rw, self.lw)
+
+    def raw_draw(self, handedness: str) -> np.ndarray:
+        return self.raw_rw if handedness == "right" else self.raw_lw
+
+
+def _unit(body: Body) -> float:
+    sw = body.sw if body.sw > 0 else math.nan
+    hips = body.xy[[L_HIP, R_HIP]]
+    if body.vis[L_HIP] >= 0.5 and body.vis[R_HIP] >= 0.5 and not np.isnan(hips).any():
+        sh = (body.xy[LEFT_SHOULDER] + body.xy[RIGHT_SHOULDER]) * 0.5
+        torso = float(np.hypot(*(sh - hips.mean(axis=0))))
+        if not math.isnan(torso):
+            return torso * TORSO_TO_SW_MIN if math.isnan(sw) else max(sw, torso * TORSO_TO_SW_MIN)
+    return sw
+
+
+_NAN2 = np.full(2, np.nan)
+
+
+def _frame(body: Body) -> _Frame | None:
+    u = _unit(body)
+    xy = body.xy
+    origin = (xy[LEFT_SHOULDER] + xy[RIGHT_SHOULDER]) * 0.5
+    if math.isnan(u) or u <= 0 or np.isnan(origin).any():
+        return None
+    rel = (xy[[L_WRIST, R_WRIST, NOSE]] - origin) / u
+    if body.raw_xy is not None:
+        raw = body.raw_xy
+        raw_origin = (raw[LEFT_SHOULDER] + raw[RIGHT_SHOULDER]) * 0.5
+        if np.isnan(raw_origin).any():
+            raw_origin = origin
+        raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
+    else:
+        raw_rel = rel[:2]
+    return _Frame(body.index, body.t_ms / 1000.0, rel[0], rel[1], rel[2], raw_rel[0], raw_rel[1])
+
+
+def _dist(a: np.ndarray, b: np.ndarray) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def _span(f: _Frame) -> float:
+    return _dist(f.lw, f.rw)
+
+
+def _rate(buf: Sequence[_Frame], i: int, value: Callable[[_Frame], float]) -> float:
+    """Centred time derivative of value(frame) at buf[i] over ±DERIV_HALF_S (one-sided at the ends)."""
+    t0 = buf[i].t
+    lo = i
+    while lo > 0 and t0 - buf[lo - 1].t <= DERIV_HALF_S + 1e-6:
+        lo -= 1
+    hi = i
+    while hi < len(buf) - 1 and buf[hi + 1].t - t0 <= DERIV_HALF_S + 1e-6:
+        hi += 1
+    if hi == lo:
+        return math.nan
+    return (value(buf[hi]) - value(buf[lo])) / (buf[hi].t - buf[lo].t)
+
+
+def anchor_pose(f: _Frame, handedness: str) -> bool:
+    """One wrist at the face and the other arm out, about level with the shoulders (stillness aside)."""
+    bow, draw = f.wrists(handedness)
+    if np.isnan(bow[0]) or np.isnan(draw[0]) or np.isnan(f.nose[0]):
+        return False
+    return (
+        _dist(draw, f.nose) < ANCHOR_FACE_MAX_SW
+        and _dist(bow, f.nose) > ARM_OUT_MIN_SW
+        and _dist(bow, draw) > ANCHOR_SPAN_MIN_SW
+        and bow[1] < BOW_BELOW_SHOULDER_MAX_SW
+    )
+
+
+def _still_at_anchor(buf: Sequence[_Frame], i: int, side: str) -> bool:
+    """The draw hand has stopped and the span no longer grows. A glitching bow wrist may make the span
+    shrink for a few frames; only growth means the draw goes on."""
+    vx = _rate(buf, i, lambda f: f.wrists(side)[1][0])
+    vy = _rate(buf, i, lambda f: f.wrists(side)[1][1])
+    return math.hypot(vx, vy) < ANCHOR_HAND_SPEED_SW_S and not _rate(buf, i, _span) > ANCHOR_SPAN_SPEED_SW_S
+
+
+def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness: str) -> tuple[int, int]:
+    """Walk back from the anchor: (raise start, draw start) as positions in buf, both >= floor_i."""
+
+    # Draw start: the span has been growing since then (a pause in the growth ends the walk, which
+    # separates the draw from a raise that also widens the span as the bow arm goes out).
+    def span(f: _Frame) -> float:
+        return _span(f)
+
+    # The span may still creep at the anchor; start the walk where it is clearly growing.
+    j = anchor_i
+    while j > floor_i and not (_rate(buf, j, span) > DRAW_ONSET_SPAN_SPEED_SW_S):
+        j -= 1
+        if buf[anchor_i].t - buf[j].t > 1.0:
+            j = anchor_i
+            break
+    while j > floor_i and _rate(buf, j - 1, span) > DRAW_ONSET_SPAN_SPEED_SW_S:
+        j -= 1
+    draw_i = j
+
+    def bow_speed(i: int) -> float:
+        vx = _rate(buf, i, lambda f: f.wrists(handedness)[0][0])
+        vy = _rate(buf, i, lambda f: f.wrists(handedness)[0][1])
+        return math.hypot(vx, vy)
+
+    # Raise start: the bow arm's movement that leads into the draw began after it last rested for
+    # RAISE_REST_S (pauses shorter than that, e.g. settling the grip, belong to the raise).
+    k = draw_i
+    rest_from: int | None = None
+    while k > floor_i:
+        if bow_speed(k - 1) > RAISE_ONSET_SPEED_SW_S:
+            rest_from = None
+        else:
+            rest_from = k if rest_from is None else rest_from
+            if buf[rest_from].t - buf[k - 1].t >= RAISE_REST_S:
+                break
+        k -= 1
+    if rest_from is not None:
+        k = rest_from
+    return min(k, draw_i), draw_i
+
+
+def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.ndarray) -> int:
+    """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
+    earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
+    onset = i = jump_i
+    t_jump = buf[jump_i].t
+    # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
+    # release moves it along one direction.
+    way = buf[jump_i].raw_draw(handedness) - ref
+    while i > 0 and t_jump - buf[i - 1].t <= RELEASE_ONSET_BACK_S + 1e-6:
+        a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
+        dt = buf[i].t - buf[i - 1].t
+        if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
+            break
+        step = b - a
+        if math.hypot(*step) / dt <= RELEASE_ONSET_SPEED_SW_S or float(step @ way) <= 0.0:
+            break
+        onset = i
+        i -= 1
+    return onset
+
+
+class _State(str, Enum):
+    SEEK = "seek"  # setup / raise / draw: waiting for an anchor
+    HOLD = "hold"
+    CANDIDATE = "candidate"  # a release-like jump, waiting for confirmation
+    FOLLOW = "follow"
+
+
+class PhaseTracker:
+    """Streaming shot-phase state machine; `push` one Body per frame, `finish` at the end of the video."""
+
+    def __init__(self, handedness: str | None = None):
+        if handedness not in (None, "right", "left"):
+            raise ValueError(f"handedness must be 'right', 'left' or None, not {handedness!r}")
+        self.handedness: str | None = handedness
+        self._buf: deque[_Frame] = deque(maxlen=BUFFER_MAX_FRAMES)
+        self._state = _State.SEEK
+        self._shots = 0
+        self._floor_index = -1  # frames up to this one belong to an earlier shot
+        self._run: dict[str, int] = {"right": -1, "left": -1}  # index where the anchor pose began
+        self._shot: dict | None = None
+        self._last: _Frame | None = None
+
+    # ---- public -----------------------------------------------------------------------------------------
+    def push(self, body: Body) -> PhaseUpdate:
+        f = _frame(body)
+        done: list[ShotPhases] = []
+        if f is None:
+            # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
+            f = _Frame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN2, _NAN2)
+        self._buf.append(f)
+        while self._buf and f.t - self._buf[0].t > BUFFER_S:
+            self._buf.popleft()
+        self._last = f
+        if self._state is _State.SEEK:
+            self._seek()
+        elif self._state in (_State.HOLD, _State.CANDIDATE):
+            done += self._hold()
+        if self._state is _State.FOLLOW:
+            done += self._follow()
+        return PhaseUpdate(self._live_phase(), self._shot["index"] if self._shot else None, done)
+
+    def finish(self) -> list[ShotPhases]:
+        """Flush at the end of the video: a cut-off follow-through ends at the last frame; a shot whose
+        release never came is returned incomplete."""
+        if self._shot is None or self._last is None:
+            return []
+        s = self._shot
+        last = self._last
+        if self._state is _State.CANDIDATE and self._candidate_moving_away():
+            # The video ended mid-release (real02: 4 frames after it): the hand was leaving the anchor.
+            self._accept_release(self._cand_dists(), self._shot["cand"][3])
+        if s.get("release") is not None:
+            out = self._close(last, complete=True)
+        else:
+            out = self._close(last, complete=False)
+        return [out]
+
+    # ---- states ------------------------------------------------------------------------------------------
+    def _sides(self) -> tuple[str, ...]:
+        return (self.handedness,) if self.handedness else ("right", "left")
+
+    def _seek(self) -> None:
+        buf = self._buf
+        # Stillness needs the centred derivative, so the newest frame judged is DERIV_HALF_S back.
+        n = len(buf)
+        i = n - 1
+        while i > 0 and buf[-1].t - buf[i].t < DERIV_HALF_S - 1e-6:
+            i -= 1
+        f = buf[i]
+        if f.index <= self._floor_index:
+            return
+        for side in self._sides():
+            ok = anchor_pose(f, side) and _still_at_anchor(buf, i, side)
+            if not ok:
+                self._run[side] = -1
+                continue
+            if self._run[side] < 0:
+                self._run[side] = f.index
+            start = self._find(self._run[side])
+            if start is not None and f.t - buf[start].t >= ANCHOR_CONFIRM_S - 1e-6:
+                self._start_shot(start, side)
+                return
+
+    def _start_shot(self, anchor_i: int, side: str) -> None:
+        self.handedness = self.handedness or side
+        buf = list(self._buf)
+        floor_i = 0
+        while floor_i < anchor_i and buf[floor_i].index <= self._floor_index:
+            floor_i += 1
+        raise_i, draw_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
+        a = buf[anchor_i]
+        self._shot = {
+            "index": self._shots,
+            "raise": (buf[raise_i].index, buf[raise_i].t),
+            "draw": (buf[draw_i].index, buf[draw_i].t),
+            "anchor": (a.index, a.t),
+            "release": None,
+            "handedness": self.handedness,
+            "spans": deque(maxlen=BUFFER_MAX_FRAMES),
+        }
+        # The hold's spans start at the anchor, not at its (delayed) confirmation.
+        for g in buf[anchor_i:]:
+            sp = _span(g)
+            if not math.isnan(sp):
+                self._shot["spans"].append((g.index, g.t, sp))
+        self._shots += 1
+        self._state = _State.HOLD
+        self._run = {"right": -1, "left": -1}
+
+    def _hold_ref(self, before_t: float) -> np.ndarray | None:
+        """Median draw-wrist position over the recent hold, ending at `before_t`."""
+        pts = [
+            f.wrists(self.handedness)[1]
+            for f in self._buf
+            if f.index >= self._shot["anchor"][0] and before_t - HOLD_REF_S <= f.t <= before_t
+        ]
+        pts = [p for p in pts if not np.isnan(p[0])]
+        return np.median(np.asarray(pts), axis=0) if pts else None
+
+    def _hold_jitter(self, before_t: float) -> float:
+        """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
+        pts = np.asarray(
+            [
+                f.wrists(self.handedness)[1]
+                for f in self._buf
+                if f.index >= self._shot["anchor"][0] and f.t <= before_t
+            ]
+        )
+        pts = pts[~np.isnan(pts[:, 0])] if len(pts) else pts
+        if len(pts) < 3:
+            return 0.0
+        return float(np.percentile(np.hypot(*(pts - np.median(pts, axis=0)).T), 90))
+
+    def _hold(self) -> list[ShotPhases]:
+        if self._state is _State.CANDIDATE:
+            return self._candidate()
+        buf = self._buf
+        f = buf[-1]
+        bow, draw = f.wrists(self.handedness)
+        span = _span(f)
+        if not math.isnan(span):
+            self._shot["spans"].append((f.index, f.t, span))
+        if not np.isnan(bow[1]) and bow[1] > LET_DOWN_BELOW_SW:
+            return [self._close(f, complete=False)]
+        if len(buf) < 2 or np.isnan(draw[0]):
+            return []
+        prev = buf[-2]
+        pd = prev.wrists(self.handedness)[1]
+        dt = f.t - prev.t
+        if np.isnan(pd[0]) or dt <= 0 or _dist(draw, pd) / dt < RELEASE_SPEED_SW_S:
+            return []
+        ref = self._hold_ref(f.t - HOLD_REF_GAP_S)
+        if ref is None or _dist(draw, ref) < RELEASE_START_SW:
+            return []
+        thr = max(RELEASE_CONFIRM_SW, RELEASE_JITTER_FACTOR * self._hold_jitter(f.t - HOLD_REF_GAP_S))
+        self._shot["cand"] = (f.index, f.t, ref, thr)
+        self._state = _State.CANDIDATE
+        return self._candidate()
+
+    def _cand_dists(self) -> list[tuple[int, float]]:
+        """(buffer position, distance from the anchor position) of the frames since the candidate jump;
+        a lost draw wrist counts as far away (it leaves view or hides behind the head after the release)."""
+        idx, _, ref, _ = self._shot["cand"]
+        out = []
+        for i in range(len(self._buf) - 1, -1, -1):
+            g = self._buf[i]
+            if g.index < idx:
+                break
+            p = g.wrists(self.handedness)[1]
+            out.append((i, math.inf if np.isnan(p[0]) else _dist(p, ref)))
+        return out[::-1]
+
+    def _candidate(self) -> list[ShotPhases]:
+        _, t_c, _, thr = self._shot["cand"]
+        if self._buf[-1].t - t_c < RELEASE_CONFIRM_S - 1e-6:
+            return []
+        ds = self._cand_dists()
+        # Judge the later part of the window: by then a release is well away, a twitch is back.
+        late = [d for i, d in ds if self._buf[i].t - t_c >= RELEASE_CONFIRM_S / 2]
+        if late and float(np.median(late)) >= thr:
+            self._accept_release(ds, thr)
+            self._state = _State.FOLLOW
+        else:
+            self._state = _State.HOLD
+            del self._shot["cand"]
+        return []
+
+    def _candidate_moving_away(self) -> bool:
+        """At the end of the video the confirmation window is cut short: accept a jump whose hand was
+        still leaving the anchor at the last frame."""
+        ds = [d for _, d in self._cand_dists()]
+        return len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= RELEASE_END_MIN_SW
+
+    def _accept_release(self, ds: list[tuple[int, float]], thr: float) -> None:
+        s = self._shot
+        _, _, ref, _ = s["cand"]
+        # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
+        # so the release may come a little after the frame that opened the window.
+        jump = ds[-1][0]
+        for i, d in reversed(ds):
+            if d < thr / 2:
+                break
+            jump = i
+        buf = self._buf
+        on = _release_onset(buf, jump, self.handedness, ref)
+        anchor_pos = self._find(s["anchor"][0])
+        if anchor_pos is not None:
+            on = max(on, anchor_pos + 1)
+        s["release"] = (buf[on].index, buf[on].t)
+        del s["cand"]
+
+    def _follow(self) -> list[ShotPhases]:
+        s = self._shot
+        f = self._buf[-1]
+        after = f.t - s["release"][1]
+        bow = f.wrists(self.handedness)[0]
+        lowered = np.isnan(bow[1]) or bow[1] > RAISE_LEVEL_BELOW_SW + 0.3
+        if after >= FOLLOW_MAX_S - 1e-6 or (after >= FOLLOW_MIN_S - 1e-6 and lowered):
+            return [self._close(f, complete=True)]
+        return []
+
+    def _refine_anchor(self, until_t: float) -> None:
+        """Move the anchor to where the span first reached the hold's span: a pause in a slow draw can pass
+        for the anchor when it is first detected (real02), but the hold that follows tells the true span."""
+        s = self._shot
+        spans = s["spans"]
+        t0 = s["anchor"][1]
+        settled = [sp for _, t, sp in spans if t0 + 2 * ANCHOR_CONFIRM_S <= t <= until_t - HOLD_REF_GAP_S]
+        if len(settled) < 5:
+            return
+        target = float(np.median(settled)) - ANCHOR_SPAN_TOL_SW
+        for idx, t, sp in spans:
+            if sp >= target:
+                if idx > s["anchor"][0]:
+                    s["anchor"] = (idx, t)
+                return
+
+    def _close(self, end: _Frame, complete: bool) -> ShotPhases:
+        s = self._shot
+        rel = s["release"]
+        self._refine_anchor(end.t if rel is None else rel[1])
+        hold_start = self._first_index_after(s["anchor"][1] + FULL_DRAW_S, s["anchor"][0] + 1)
+        follow = None if rel is None else self._first_index_after(rel[1] + RELEASE_PHASE_S, rel[0] + 1)
+        out = ShotPhases(
+            index=s["index"],
+            raise_start_frame=s["raise"][0],
+            draw_start_frame=s["draw"][0],
+            anchor_frame=s["anchor"][0],
+            release_frame=None if rel is None else rel[0],
+            end_frame=end.index,
+            raise_start_ms=s["raise"][1] * 1000.0,
+            draw_start_ms=s["draw"][1] * 1000.0,
+            anchor_ms=s["anchor"][1] * 1000.0,
+            release_ms=None if rel is None else rel[1] * 1000.0,
+            end_ms=end.t * 1000.0,
+            complete=complete and rel is not None,
+            handedness=s["handedness"],
+            hold_start_frame=min(hold_start, end.index),
+            follow_start_frame=None if follow is None else min(follow, end.index),
+        )
+        self._shot = None
+        self._state = _State.SEEK
+        self._floor_index = end.index
+        return out
+
+    # ---- helpers -----------------------------------------------------------------------------------------
+    def _find(self, index: int) -> int | None:
+        # The buffer is ordered by frame index; walk from the end, where the frames sought usually are.
+        for i in range(len(self._buf) - 1, -1, -1):
+            if self._buf[i].index == index:
+                return i
+            if self._buf[i].index < index:
+                return None
+        return None
+
+    def _first_index_after(self, t: float, default: int) -> int:
+        for g in self._buf:
+            if g.t >= t - 1e-6 and g.index >= default:
+                return g.index
+        return max(default, self._buf[-1].index)
+
+    def _live_phase(self) -> Phase:
+        f = self._last
+        if self._state is _State.SEEK:
+            for side in self._sides():
+                bow, draw = f.wrists(side)
+                if np.isnan(bow[1]):
+                    continue
+                if bow[1] < RAISE_LEVEL_BELOW_SW:
+                    return Phase.DRAW if not np.isnan(draw[0]) and _dist(bow, draw) > 1.0 else Phase.RAISE
+            return Phase.SETUP
+        s = self._shot
+        if self._state is _State.HOLD:
+            return Phase.FULL_DRAW if f.t - s["anchor"][1] < FULL_DRAW_S else Phase.HOLD
+        if self._state is _State.CANDIDATE:
+            return Phase.RELEASE
+        return Phase.RELEASE if f.t - s["release"][1] < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
+
+
+def detect_handedness(bodies: Iterable[Body]) -> str | None:
+    """'right' or 'left' from which hand goes to the face at anchor (the other arm extended); None if no
+    anchor is ever seen. Feet are never used: stance says nothing reliable about the bow hand."""
+    tracker = PhaseTracker()
+    for b in bodies:
+        tracker.push(b)
+        if tracker.handedness is not None:
+            return tracker.handedness
+    return None
+
+
+def track_shots(bodies: Iterable[Body], handedness: str | None = None) -> list[ShotPhases]:
+    """Every shot of a whole recording (re-analysis and tests)."""
+    tracker = PhaseTracker(handedness)
+    out: list[ShotPhases] = []
+    for b in bodies:
+        out += tracker.push(b).completed
+    return out + tracker.finish()

@@ -1,0 +1,98 @@
+"""Whole-file analysis: a video (or a saved pose track) in, a SessionReport out, shots handed on as they
+complete. This is the streaming core run over a file; nothing here is specific to the command line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from posture_rules.pack import Profile, RulePack
+
+from .analyzer import Analyzer, ShotListener
+from .capture import FrameSource
+from .errors import CoachError
+from .pose import make_estimator
+from .pose_frame import PoseTrack, load_posetrack, save_posetrack
+from .results import SessionReport
+
+Progress = Callable[[int, int | None], None]
+
+
+def analyze_video(
+    path: str | os.PathLike,
+    *,
+    pack: RulePack | None = None,
+    profile: Profile | None = None,
+    model: str | os.PathLike | None = None,
+    save_pose: str | os.PathLike | None = None,
+    on_shot: Iterable[ShotListener] = (),
+    progress: Progress | None = None,
+) -> SessionReport:
+    src = FrameSource(path)
+    estimator = make_estimator(model)
+    analyzer = Analyzer(
+        src.fps,
+        src.width,
+        src.height,
+        pack=pack,
+        profile=profile,
+        mode="recorded",
+        source=str(path),
+        on_shot=on_shot,
+    )
+    poses = [] if save_pose else None
+    try:
+        with src:
+            for frame in src:
+                pf = estimator.estimate(frame)
+                if poses is not None:
+                    poses.append(pf)
+                analyzer.push_pose(pf)
+                if progress is not None:
+                    progress(frame.index + 1, src.frame_count_hint)
+    finally:
+        estimator.close()
+    report = analyzer.finish()
+    n = analyzer.frames_seen
+    if src.frame_count_hint and n < src.frame_count_hint * 0.9:
+        report.notes.append(
+            f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
+        )
+    if poses is not None:
+        save_posetrack(
+            PoseTrack(src.fps, src.width, src.height, poses, source=str(path), model=estimator.model), save_pose
+        )
+    return report
+
+
+def analyze_track(
+    track: PoseTrack | str | os.PathLike,
+    *,
+    pack: RulePack | None = None,
+    profile: Profile | None = None,
+    on_shot: Iterable[ShotListener] = (),
+) -> SessionReport:
+    """Re-analyse a saved pose track without running the model (threshold tuning, golden tests)."""
+    if not isinstance(track, PoseTrack):
+        track = load_posetrack(track)
+    analyzer = Analyzer(
+        track.fps,
+        track.width,
+        track.height,
+        pack=pack,
+        profile=profile,
+        mode="recorded",
+        source=track.source,
+        on_shot=on_shot,
+    )
+    for pf in track.frames:
+        analyzer.push_pose(pf)
+    return analyzer.finish()
+
+
+def require_person(report: SessionReport, path: str | os.PathLike) -> None:
+    if report.frame_count == 0:
+        raise CoachError(Path(path), "no frames could be decoded")
+    if report.frames_with_person == 0:
+        raise CoachError(Path(path), f"no person found in any of its {report.frame_count} frames")

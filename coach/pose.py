@@ -1,0 +1,162 @@
+"""Pose estimators behind one small protocol, chosen from a registry.
+
+- "mediapipe": the full model bundled in the mediapipe 0.10.21 wheel (legacy solutions API), offline.
+- "tasks": MediaPipe Tasks PoseLandmarker with a user's `.task` file, in VIDEO mode.
+Frames are never mirrored before inference: a mirrored frame swaps the archer's left and right hands.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from types import MappingProxyType
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from .capture import Frame
+from .errors import CoachError
+from .landmarks import LEFT_SHOULDER, N_LANDMARKS, RIGHT_SHOULDER
+from .pose_frame import PoseFrame
+
+os.environ.setdefault("GLOG_minloglevel", "2")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+class PoseEstimator(Protocol):
+    name: str
+
+    def estimate(self, frame: Frame) -> PoseFrame: ...
+
+    def close(self) -> None: ...
+
+
+class _RGB:
+    """Reuses one RGB buffer per frame size: the BGR→RGB copy is the only per-frame image work we add."""
+
+    def __init__(self) -> None:
+        self._buf: np.ndarray | None = None
+
+    def __call__(self, bgr: np.ndarray) -> np.ndarray:
+        if self._buf is None or self._buf.shape != bgr.shape:
+            self._buf = np.empty_like(bgr)
+        cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=self._buf)
+        return self._buf
+
+
+class MediaPipePose:
+    """The bundled full model (model_complexity=1). Its ROI tracking keeps following the same person."""
+
+    name = "mediapipe"
+    model = "mediapipe 0.10.21 pose_landmark_full (solutions.Pose, model_complexity=1, smooth_landmarks=True)"
+
+    def __init__(self, model_complexity: int = 1, min_detection_confidence: float = 0.5):
+        import mediapipe as mp
+
+        self._pose = mp.solutions.pose.Pose(
+            static_image_mode=False,
+            model_complexity=model_complexity,
+            smooth_landmarks=True,
+            min_detection_confidence=min_detection_confidence,
+            min_tracking_confidence=0.5,
+        )
+        self._rgb = _RGB()
+        self._lm = np.empty((N_LANDMARKS, 4))
+        self._world = np.empty((N_LANDMARKS, 3))
+
+    def estimate(self, frame: Frame) -> PoseFrame:
+        res = self._pose.process(self._rgb(frame.image))
+        if res.pose_landmarks is None:
+            return PoseFrame(frame.index, frame.t_ms, None, None)
+        lm = np.array([(p.x, p.y, p.z, p.visibility) for p in res.pose_landmarks.landmark])
+        world = None
+        if res.pose_world_landmarks is not None:
+            world = np.array([(p.x, p.y, p.z) for p in res.pose_world_landmarks.landmark])
+        return PoseFrame(frame.index, frame.t_ms, lm, world)
+
+    def close(self) -> None:
+        self._pose.close()
+
+
+def _centre(lm: np.ndarray) -> np.ndarray:
+    return lm[[LEFT_SHOULDER, RIGHT_SHOULDER], :2].mean(axis=0)
+
+
+def pick_archer(candidates: list[np.ndarray], previous: np.ndarray | None) -> int:
+    """Index of the candidate to follow: the one nearest the archer of the last frame; at the start, the
+    one whose wrists are highest relative to the shoulders and then the largest (the archer raises the bow;
+    bystanders stand with arms down). Never simply the largest in one frame."""
+    if previous is not None:
+        pc = _centre(previous)
+        return int(np.argmin([np.linalg.norm(_centre(c) - pc) for c in candidates]))
+
+    def score(c: np.ndarray) -> float:
+        sw = math.dist(c[LEFT_SHOULDER, :2], c[RIGHT_SHOULDER, :2]) or 1e-6
+        arms_up = (c[[11, 12], 1].mean() - c[[15, 16], 1].min()) / sw
+        return arms_up + 0.1 * sw
+
+    return int(np.argmax([score(c) for c in candidates]))
+
+
+class TasksPose:
+    """MediaPipe Tasks PoseLandmarker from a `.task` file, VIDEO mode (timestamps must strictly increase)."""
+
+    name = "tasks"
+
+    def __init__(self, model_path: str | os.PathLike, num_poses: int = 2):
+        p = Path(model_path)
+        if not p.is_file():
+            raise CoachError(p, "pose model file not found")
+        from mediapipe.tasks.python import BaseOptions
+        from mediapipe.tasks.python.vision import PoseLandmarker, PoseLandmarkerOptions, RunningMode
+
+        try:
+            self._landmarker = PoseLandmarker.create_from_options(
+                PoseLandmarkerOptions(
+                    base_options=BaseOptions(model_asset_buffer=p.read_bytes()),
+                    running_mode=RunningMode.VIDEO,
+                    num_poses=num_poses,
+                )
+            )
+        except (RuntimeError, ValueError) as e:
+            raise CoachError(p, f"not a usable MediaPipe pose .task model ({e})") from None
+        import mediapipe as mp
+
+        self._mp = mp
+        self.model = f"mediapipe tasks PoseLandmarker ({p.name})"
+        self._rgb = _RGB()
+        self._last_ts = -1
+        self._previous: np.ndarray | None = None
+
+    def estimate(self, frame: Frame) -> PoseFrame:
+        ts = max(int(round(frame.t_ms)), self._last_ts + 1)
+        self._last_ts = ts
+        image = self._mp.Image(image_format=self._mp.ImageFormat.SRGB, data=self._rgb(frame.image))
+        res = self._landmarker.detect_for_video(image, ts)
+        if not res.pose_landmarks:
+            return PoseFrame(frame.index, frame.t_ms, None, None)
+        cands = [np.array([(p.x, p.y, p.z, p.visibility) for p in person]) for person in res.pose_landmarks]
+        k = pick_archer(cands, self._previous)
+        self._previous = cands[k]
+        world = None
+        if res.pose_world_landmarks and len(res.pose_world_landmarks) > k:
+            world = np.array([(p.x, p.y, p.z) for p in res.pose_world_landmarks[k]])
+        return PoseFrame(frame.index, frame.t_ms, cands[k], world)
+
+    def close(self) -> None:
+        self._landmarker.close()
+
+
+ESTIMATORS: MappingProxyType[str, Callable[..., PoseEstimator]] = MappingProxyType(
+    {"mediapipe": MediaPipePose, "tasks": TasksPose}
+)
+
+
+def make_estimator(model: str | os.PathLike | None = None) -> PoseEstimator:
+    """The bundled model by default; the Tasks backend when the user passes a .task file."""
+    if model is None:
+        return ESTIMATORS["mediapipe"]()
+    return ESTIMATORS["tasks"](model)

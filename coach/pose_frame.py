@@ -1,0 +1,119 @@
+"""What the pose estimator hands to the rest of the pipeline, and pose-track files (coach.posetrack/1)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import PoseTrackError
+from .landmarks import N_LANDMARKS
+
+POSETRACK_SCHEMA = "coach.posetrack/1"
+
+
+@dataclass(slots=True)
+class PoseFrame:
+    """One frame's pose. `landmarks` is (33, 4): x, y normalised to the image, z, visibility.
+
+    `landmarks` is None when no person was found in the frame; the frame still exists so that time and
+    frame numbers stay those of the decoded video.
+    """
+
+    index: int
+    t_ms: float
+    landmarks: np.ndarray | None
+    world: np.ndarray | None = None  # (33, 3) metres, hip-centred; hints only (depth is unreliable)
+
+    @property
+    def found(self) -> bool:
+        return self.landmarks is not None
+
+
+@dataclass(slots=True)
+class PoseTrack:
+    """A whole video's poses plus what is needed to turn them back into pixels and seconds."""
+
+    fps: float
+    width: int
+    height: int
+    frames: list[PoseFrame]
+    source: str = ""
+    model: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def xy_vis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(T, 33, 2) pixel coordinates, (T, 33) visibility, (T,) t_ms; NaN / 0 where nobody was found."""
+        n = len(self.frames)
+        xy = np.full((n, N_LANDMARKS, 2), np.nan)
+        vis = np.zeros((n, N_LANDMARKS))
+        t = np.empty(n)
+        scale = np.array([self.width, self.height], dtype=float)
+        for i, f in enumerate(self.frames):
+            t[i] = f.t_ms
+            if f.landmarks is not None:
+                xy[i] = f.landmarks[:, :2] * scale
+                vis[i] = f.landmarks[:, 3]
+        return xy, vis, t
+
+
+def _round(a: np.ndarray, nd: int) -> list:
+    return np.round(a.astype(float), nd).tolist()
+
+
+def save_posetrack(track: PoseTrack, path: str | Path) -> None:
+    frames = []
+    for f in track.frames:
+        d: dict = {"index": f.index, "t_ms": round(float(f.t_ms), 2)}
+        d["landmarks"] = None if f.landmarks is None else _round(f.landmarks, 5)
+        d["world"] = None if f.world is None else _round(f.world, 5)
+        frames.append(d)
+    doc = {
+        "schema": POSETRACK_SCHEMA,
+        "source": track.source,
+        "model": track.model,
+        "landmark_format": "landmarks: 33 x [x, y, z, visibility], x and y normalised to image width and "
+        "height; world: 33 x [x, y, z] metres, hip-centred",
+        "fps": track.fps,
+        "width": track.width,
+        "height": track.height,
+        **({"meta": track.meta} if track.meta else {}),
+        "frames": frames,
+    }
+    Path(path).write_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def load_posetrack(path: str | Path) -> PoseTrack:
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PoseTrackError(p, "no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise PoseTrackError(p, f"not a readable JSON pose track ({e.__class__.__name__})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != POSETRACK_SCHEMA:
+        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={doc.get('schema')!r})")
+    for key in ("fps", "width", "height", "frames"):
+        if key not in doc:
+            raise PoseTrackError(p, f"missing field {key!r}")
+    frames = []
+    for i, f in enumerate(doc["frames"]):
+        try:
+            lm = f.get("landmarks")
+            w = f.get("world")
+            lm_a = None if not lm else np.asarray(lm, dtype=float).reshape(N_LANDMARKS, 4)
+            w_a = None if not w else np.asarray(w, dtype=float).reshape(N_LANDMARKS, 3)
+            frames.append(PoseFrame(int(f["index"]), float(f["t_ms"]), lm_a, w_a))
+        except (KeyError, TypeError, ValueError) as e:
+            raise PoseTrackError(p, f"frame {i} is malformed ({e})") from None
+    return PoseTrack(
+        fps=float(doc["fps"]),
+        width=int(doc["width"]),
+        height=int(doc["height"]),
+        frames=frames,
+        source=str(doc.get("source", "")),
+        model=str(doc.get("model", "")),
+        meta=dict(doc.get("meta", {})),
+    )

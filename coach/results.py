@@ -1,0 +1,151 @@
+"""What the analysis hands out: per-frame results for live views, per-shot and per-session results for the
+store, reports and dashboard. `SessionReport.to_json()` is the versioned `coach.session/1` report.
+
+Keep the JSON stable: extend it, never rename a field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+SESSION_SCHEMA = "coach.session/1"
+
+FAULT, PASS, NOT_ASSESSABLE = "fault", "pass", "not_assessable"
+VERDICTS = (FAULT, PASS, NOT_ASSESSABLE)
+
+
+def _num(x: float | None, nd: int = 3) -> float | None:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return None
+    return round(float(x), nd)
+
+
+@dataclass(slots=True)
+class Finding:
+    """One rule's verdict on one shot (or the session, for consistency rules)."""
+
+    rule: str
+    verdict: str
+    value: float | None
+    threshold: dict[str, float]  # e.g. {"below": -5.0, "above": 15.0}: a fault is outside these
+    start_frame: int | None = None
+    end_frame: int | None = None
+    unit: str = ""
+    reason: str = ""  # why not assessable, or what the fault was (e.g. "below")
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "verdict": self.verdict,
+            "value": _num(self.value),
+            "threshold": {k: _num(v) for k, v in self.threshold.items()},
+            "start_frame": self.start_frame,
+            "end_frame": self.end_frame,
+            "unit": self.unit,
+            "reason": self.reason,
+        }
+
+
+@dataclass(slots=True)
+class ShotResult:
+    index: int
+    raise_start_frame: int | None
+    draw_start_frame: int | None
+    anchor_frame: int | None
+    release_frame: int | None
+    end_frame: int | None
+    fps: float
+    times_s: dict[str, float | None] = field(default_factory=dict)  # raise, draw, full_draw, hold, … durations
+    findings: list[Finding] = field(default_factory=list)
+    measures: dict[str, float | None] = field(default_factory=dict)  # draw length, anchor position, …
+    complete: bool = True
+    release_source: str = "pose"
+
+    @property
+    def faults(self) -> list[Finding]:
+        return [f for f in self.findings if f.verdict == FAULT]
+
+    def to_json(self) -> dict:
+        return {
+            "index": self.index,
+            "raise_start_frame": self.raise_start_frame,
+            "draw_start_frame": self.draw_start_frame,
+            "anchor_frame": self.anchor_frame,
+            "release_frame": self.release_frame,
+            "end_frame": self.end_frame,
+            "complete": self.complete,
+            "release_source": self.release_source,
+            "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
+            "measures": {k: _num(v, 4) for k, v in self.measures.items()},
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+@dataclass(slots=True)
+class SessionReport:
+    source: str
+    fps: float
+    frame_count: int
+    width: int
+    height: int
+    handedness: str
+    handedness_source: str  # "auto" | "profile" | "unknown"
+    view: str
+    view_confidence: float
+    rule_pack: dict[str, str]  # id, version
+    profile: dict
+    shots: list[ShotResult] = field(default_factory=list)
+    consistency: list[Finding] = field(default_factory=list)
+    consistency_measures: dict[str, float | None] = field(default_factory=dict)
+    frames_with_person: int = 0
+    notes: list[str] = field(default_factory=list)
+    complete: bool = True
+    meta: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "schema": SESSION_SCHEMA,
+            "source": self.source,
+            "fps": _num(self.fps),
+            "frame_count": self.frame_count,
+            "width": self.width,
+            "height": self.height,
+            "handedness": self.handedness,
+            "handedness_source": self.handedness_source,
+            "view": self.view,
+            "view_confidence": _num(self.view_confidence),
+            "rule_pack": dict(self.rule_pack),
+            "profile": dict(self.profile),
+            "frames_with_person": self.frames_with_person,
+            "complete": self.complete,
+            "notes": list(self.notes),
+            "shots": [s.to_json() for s in self.shots],
+            "consistency": {
+                "measures": {k: _num(v, 4) for k, v in self.consistency_measures.items()},
+                "findings": [f.to_json() for f in self.consistency],
+            },
+            **({"meta": self.meta} if self.meta else {}),
+        }
+
+
+@dataclass(slots=True)
+class FrameResult:
+    """What a live view draws for one frame."""
+
+    index: int
+    t_ms: float
+    xy: object  # (33, 2) pixels, NaN where missing (numpy array)
+    vis: object
+    phase: str
+    shot: int | None
+    active_faults: list[str]  # rule ids confirmed at this frame
+    metrics: dict[str, float]
+
+
+def finding_from_json(d: dict) -> Finding:
+    return Finding(**{k: d.get(k) for k in Finding.__slots__ if k in d})
+
+
+def asdict_safe(obj) -> dict:
+    return asdict(obj)

@@ -1,0 +1,85 @@
+"""The terminal summary of a session: per shot the phase timings and each rule's verdict, and for every
+fault the classical line and the correction cue."""
+
+from __future__ import annotations
+
+from posture_rules.pack import RulePack
+
+from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport
+
+MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
+
+
+def _fmt(v: float | None, unit: str = "") -> str:
+    if v is None:
+        return "—"
+    return f"{v:.2f}{unit}" if abs(v) < 10 else f"{v:.1f}{unit}"
+
+
+def _limits(f: Finding) -> str:
+    parts = []
+    if "below" in f.threshold:
+        parts.append(f"≥ {f.threshold['below']:g}")
+    if "above" in f.threshold:
+        parts.append(f"≤ {f.threshold['above']:g}")
+    return " and ".join(parts)
+
+
+def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
+    rule = pack.by_id.get(f.rule)
+    name = f"{f.rule} {rule.name_zh}" if rule else f.rule
+    unit = {"deg": "°", "SW": " SW", "s": " s"}.get(f.unit, "")
+    line = f"    {MARK[f.verdict]:8} {name:28} value {_fmt(f.value, unit):>9}  ok if {_limits(f)}"
+    out = [line]
+    if f.verdict == FAULT and rule:
+        if f.start_frame is not None:
+            out[0] += f"  frames {f.start_frame}–{f.end_frame} ({f.start_frame / fps:.2f}–{f.end_frame / fps:.2f} s)"
+        out.append(f"             {rule.section}：{rule.quote}")
+        out.append(f"             → {rule.cue_zh} / {rule.cue_en}")
+    elif f.verdict == NOT_ASSESSABLE and f.reason:
+        out[0] = f"    {MARK[f.verdict]:8} {name:28} ({f.reason})"
+    return out
+
+
+def format_report(report: SessionReport, pack: RulePack) -> str:
+    lines = [
+        f"{report.source}",
+        f"  {report.frame_count} frames at {report.fps:.2f} fps, {report.width}×{report.height}; "
+        f"person in {report.frames_with_person} frames",
+        f"  archer: {report.handedness}-handed ({report.handedness_source}); view: {report.view} "
+        f"(confidence {report.view_confidence:.2f}); rules: {report.rule_pack['id']} {report.rule_pack['version']}",
+    ]
+    lines += [f"  note: {n}" for n in report.notes]
+    for s in report.shots:
+        t = s.times_s
+        lines.append("")
+        status = "" if s.complete else "  (incomplete: release not seen)"
+        lines.append(
+            f"Shot {s.index + 1}: release at frame {s.release_frame}"
+            + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
+            + status
+        )
+        lines.append(
+            "  phases: "
+            + ", ".join(
+                f"{label} {_fmt(t.get(key), ' s')}"
+                for label, key in (
+                    ("raise", "raise_s"),
+                    ("draw", "draw_s"),
+                    ("full draw", "full_draw_s"),
+                    ("hold", "hold_s"),
+                    ("follow-through", "follow_through_s"),
+                )
+            )
+        )
+        for f in s.findings:
+            lines += finding_line(f, pack, report.fps)
+    if report.consistency:
+        lines.append("")
+        lines.append("Session consistency:")
+        for f in report.consistency:
+            lines += finding_line(f, pack, report.fps)
+    if not report.shots:
+        lines.append("")
+        lines.append("No shots found.")
+    return "\n".join(lines)

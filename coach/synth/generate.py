@@ -1,0 +1,167 @@
+"""Render a scenario to an MP4 plus its ``.truth.json`` sidecar."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from coach.synth.body import Appearance, BodyShape
+from coach.synth.bow import BowState, bow_axes, bow_capsules
+from coach.synth.camera import Camera
+from coach.synth.figure import body_capsules
+from coach.synth.pose import Pose, pose_from_vector
+from coach.synth.raster import Canvas, Capsule, draw_capsules
+from coach.synth.rig import MP_ORDER, mirror_rig, solve_rig
+from coach.synth.scenarios import Scenario
+from coach.synth.scene import finish_frame, make_background, view_camera
+from coach.synth.timeline import Timeline, build_timeline
+from coach.video_io import VideoWriter
+
+TRUTH_SCHEMA = "coach.truth/1"
+GENERATOR_VERSION = "synth-1"
+
+_SHIRTS = [(150, 80, 40), (40, 40, 150), (60, 120, 60), (170, 170, 170), (40, 90, 160), (110, 50, 110)]
+_TROUSERS = [(60, 55, 50), (90, 60, 30), (40, 40, 40), (120, 110, 100)]
+_SKINS = [(140, 170, 215), (110, 140, 190), (80, 105, 150), (160, 190, 230)]
+_HAIR = [(30, 30, 35), (30, 50, 80), (60, 60, 65)]
+
+
+@dataclass(frozen=True)
+class Cast:
+    body: BodyShape
+    look: Appearance
+
+
+def pick_cast(rng: np.random.Generator) -> Cast:
+    body = BodyShape(stature=float(rng.uniform(1.60, 1.88)), build=float(rng.uniform(0.9, 1.15)))
+    look = Appearance(
+        skin=_SKINS[rng.integers(len(_SKINS))],
+        hair=_HAIR[rng.integers(len(_HAIR))],
+        shirt=_SHIRTS[rng.integers(len(_SHIRTS))],
+        trousers=_TROUSERS[rng.integers(len(_TROUSERS))],
+        long_sleeves=bool(rng.integers(2)),
+    )
+    return Cast(body, look)
+
+
+def _mirror_caps(caps: list[Capsule]) -> list[Capsule]:
+    m = np.array([-1.0, 1.0, 1.0])
+    return [Capsule(c.a * m, c.b * m, c.ra, c.rb, c.colour, c.ambient, c.diffuse) for c in caps]
+
+
+def _shift_caps(caps: list[Capsule], offset: np.ndarray) -> list[Capsule]:
+    return [Capsule(c.a + offset, c.b + offset, c.ra, c.rb, c.colour, c.ambient, c.diffuse) for c in caps]
+
+
+def truth_points(joints: dict[str, np.ndarray], cam: Camera) -> list[list[float] | None]:
+    pts = np.array([joints[n] for n in MP_ORDER])
+    uv, z = cam.project(pts)
+    out: list[list[float] | None] = []
+    for (u, v), zz in zip(uv, z):
+        inside = zz > 0 and 0 <= u < cam.width and 0 <= v < cam.height
+        out.append([round(float(u), 1), round(float(v), 1)] if inside else None)
+    return out
+
+
+def render_frames(scn: Scenario, seed: int):
+    """Yield (frame_bgr, truth landmarks) per frame; also returns the timeline via .send protocol-free attr."""
+    raise NotImplementedError
+
+
+def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, fps: int | None = None) -> Path:
+    """Write ``<out_dir>/<name>.mp4`` and ``<name>.truth.json``; returns the MP4 path."""
+    seed = scn.seed if seed is None else seed
+    fps = scn.fps if fps is None else fps
+    rng = np.random.default_rng(seed)
+    cast = pick_cast(rng)
+    lefty = scn.handedness == "left"
+    cam = view_camera(scn.view, scn.width, scn.height, scale=1.0, lefty=lefty)
+    background = make_background(cam, rng, scn.cluttered)
+    timeline = build_timeline(list(scn.shots), fps, rng, cast.body)
+    bystander = pick_cast(rng) if scn.bystander else None
+    by_offset = np.array([-1.7 if not lefty else 1.7, 0.0, -2.6])
+    noise_rng = np.random.default_rng(seed + 7919)
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    mp4 = out_dir / f"{scn.name}.mp4"
+    landmarks: list[list[list[float] | None]] = []
+    with VideoWriter(mp4, scn.width, scn.height, fps, crf=scn.crf) as vw:
+        for frame, lm in _frames(timeline, cast, cam, background, lefty, bystander, by_offset, noise_rng, scn):
+            vw.write(frame)
+            landmarks.append(lm)
+
+    truth = {
+        "schema": TRUTH_SCHEMA,
+        "fps": fps,
+        "width": scn.width,
+        "height": scn.height,
+        "handedness": scn.handedness,
+        "view": scn.view,
+        "scenario": scn.name,
+        "description": scn.description,
+        "seed": seed,
+        "generator_version": GENERATOR_VERSION,
+        "bystander": scn.bystander,
+        "stature_m": round(cast.body.stature, 3),
+        "n_frames": len(landmarks),
+        "shots": timeline.shots,
+        "faults": timeline.faults,
+        "landmarks_2d": landmarks,
+    }
+    (out_dir / f"{scn.name}.truth.json").write_text(dumps_truth(truth), encoding="utf-8")
+    return mp4
+
+
+def dumps_truth(truth: dict) -> str:
+    # One frame per line: small diffs and readable files, and byte-identical output for a given seed.
+    head = {k: v for k, v in truth.items() if k != "landmarks_2d"}
+    body = json.dumps(head, ensure_ascii=False, separators=(", ", ": "))[:-1]
+    frames = ",\n".join(json.dumps(f, separators=(",", ":")) for f in truth["landmarks_2d"])
+    return body + ', "landmarks_2d": [\n' + frames + "\n]}\n"
+
+
+def _frames(
+    tl: Timeline,
+    cast: Cast,
+    cam: Camera,
+    background: np.ndarray,
+    lefty: bool,
+    bystander: Cast | None,
+    by_offset: np.ndarray,
+    noise_rng: np.random.Generator,
+    scn: Scenario,
+):
+    release_nock: np.ndarray | None = None
+    release_dir: np.ndarray | None = None
+    last_nock = last_dir = None
+    by_caps: list[Capsule] = []
+    if bystander is not None:
+        by_rig = solve_rig(Pose(head_yaw=-15.0, stance_half=0.12, front_foot_yaw=70.0), bystander.body)
+        by_caps = _shift_caps(body_capsules(by_rig, bystander.body, bystander.look), by_offset)
+    for i, vec in enumerate(tl.poses):
+        pose = pose_from_vector(vec)
+        rig = solve_rig(pose, cast.body)
+        j = rig.joints
+        grip = j["hand_l"]
+        nock = j["hand_r"] + (j["index_r"] - j["hand_r"]) * 0.5
+        on_string = pose.on_string >= 0.5
+        state, since = tl.arrow[i]
+        if state == "nocked" and on_string:
+            last_nock = nock
+            last_dir = bow_axes(grip, nock, True)[0]
+        if state == "flying" and release_nock is None:
+            release_nock, release_dir = last_nock, last_dir
+        if state != "flying":
+            release_nock = release_dir = None
+        bow = BowState(grip, nock, on_string, state, since, release_nock, release_dir)
+        caps = body_capsules(rig, cast.body, cast.look) + bow_capsules(bow, cast.body.scale)
+        if lefty:
+            caps = _mirror_caps(caps)
+            rig = mirror_rig(rig)
+        canvas = Canvas.over(background)
+        draw_capsules(canvas, cam, by_caps + caps)
+        yield finish_frame(canvas.colour, noise_rng, scn.noise_sigma), truth_points(rig.joints, cam)

@@ -1,0 +1,272 @@
+"""Rule packs: TOML files of rules, validated at load with errors that name the file, the rule and the field.
+
+A rule names a metric from the registry, the phases and camera views it applies to, and thresholds:
+a fault *enters* when the value goes beyond `enter_above` / `enter_below` and *exits* only when it comes
+back inside `exit_above` / `exit_below` (hysteresis), and must last `min_duration_s` to count.
+Rules the body landmarks cannot judge stay in the pack with `observable = false` and `needs`, so a coach
+sees them listed and knows why they are not checked.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+
+from coach.errors import RulePackError
+
+from .metrics import METRICS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+PACK_SCHEMA = "coach.rulepack/1"
+PHASES = ("setup", "raise", "draw", "full_draw", "hold", "release", "follow_through", "session")
+VIEWS = ("face-on", "down-line", "high", "other", "any")
+SEVERITIES = ("minor", "major", "critical")
+THRESHOLD_KEYS = ("enter_above", "exit_above", "enter_below", "exit_below")
+DEFAULT_PACK = Path(__file__).parent / "packs" / "shejing.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    enter_above: float | None = None
+    exit_above: float | None = None
+    enter_below: float | None = None
+    exit_below: float | None = None
+
+    def as_fault_limits(self) -> dict[str, float]:
+        out = {}
+        if self.enter_below is not None:
+            out["below"] = self.enter_below
+        if self.enter_above is not None:
+            out["above"] = self.enter_above
+        return out
+
+    def scaled(self, factor: float, norm: float | None) -> Thresholds:
+        """Widen (factor > 1) or tighten the band around the rule's norm, for tolerance levels."""
+        if factor == 1.0:
+            return self
+        vals = {k: getattr(self, k) for k in THRESHOLD_KEYS}
+        centre = norm
+        if centre is None:
+            lo, hi = vals["enter_below"], vals["enter_above"]
+            centre = (lo + hi) / 2 if lo is not None and hi is not None else 0.0
+        return Thresholds(**{k: None if v is None else centre + (v - centre) * factor for k, v in vals.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    name_zh: str
+    name_en: str
+    section: str
+    quote: str
+    meaning_zh: str
+    meaning_en: str
+    cue_zh: str
+    cue_en: str
+    observable: bool = True
+    needs: str = ""
+    metric: str | None = None
+    phases: tuple[str, ...] = ()
+    views: tuple[str, ...] = ("any",)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    norm: float | None = None
+    min_duration_s: float = 0.0
+    min_visibility: float = 0.5
+    severity: str = "major"
+    confidence: str = "normal"  # "low" for interpretive rules
+    source_note: str = ""
+    body_parts: tuple[str, ...] = ()  # landmarks to highlight when flagged
+
+    @property
+    def scope(self) -> str | None:
+        return METRICS[self.metric].scope if self.metric else None
+
+    def applies_to_view(self, view: str) -> bool:
+        return "any" in self.views or view in self.views
+
+
+@dataclass(frozen=True, slots=True)
+class RulePack:
+    id: str
+    version: str
+    title: str
+    path: str
+    rules: tuple[Rule, ...]
+
+    @property
+    def by_id(self) -> MappingProxyType:
+        return MappingProxyType({r.id: r for r in self.rules})
+
+    @property
+    def observable(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.observable)
+
+
+_STR_FIELDS = ("name_zh", "name_en", "section", "quote", "meaning_zh", "meaning_en", "cue_zh", "cue_en")
+_ALLOWED = set(Rule.__slots__) | set(THRESHOLD_KEYS) | {"thresholds"}
+
+
+def _fail(path: Path, problem: str, rule: str | None = None, fld: str | None = None) -> RulePackError:
+    return RulePackError(path, problem, rule=rule, field=fld)
+
+
+def _number(path: Path, rid: str, key: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _fail(path, f"must be a number, got {v!r}", rid, key)
+    return float(v)
+
+
+def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
+    rid = raw.get("id")
+    if not isinstance(rid, str) or not rid.isidentifier():
+        raise _fail(path, f"every rule needs an 'id' that is an identifier, got {rid!r}", None, "id")
+    if rid in seen:
+        raise _fail(path, "duplicate rule id", rid, "id")
+    seen.add(rid)
+    unknown = sorted(set(raw) - _ALLOWED)
+    if unknown:
+        raise _fail(path, f"unknown field (allowed: {', '.join(sorted(_ALLOWED))})", rid, unknown[0])
+    for k in _STR_FIELDS:
+        if not isinstance(raw.get(k), str) or not raw[k].strip():
+            raise _fail(path, "missing or empty text", rid, k)
+    observable = raw.get("observable", True)
+    if not isinstance(observable, bool):
+        raise _fail(path, "must be true or false", rid, "observable")
+    kw: dict = {k: raw[k] for k in _STR_FIELDS}
+    kw.update(id=rid, observable=observable)
+    for k in ("needs", "source_note", "confidence"):
+        if k in raw:
+            if not isinstance(raw[k], str):
+                raise _fail(path, "must be text", rid, k)
+            kw[k] = raw[k]
+    if not observable:
+        if not kw.get("needs"):
+            raise _fail(path, "a rule that is not observable must say what it needs", rid, "needs")
+        return Rule(**kw)
+
+    metric = raw.get("metric")
+    if metric not in METRICS:
+        raise _fail(path, f"unknown metric {metric!r} (known: {', '.join(sorted(METRICS))})", rid, "metric")
+    kw["metric"] = metric
+    for key, allowed in (("phases", PHASES), ("views", VIEWS)):
+        vals = raw.get(key)
+        if not isinstance(vals, list) or not vals or not all(isinstance(v, str) for v in vals):
+            raise _fail(path, "must be a non-empty list of names", rid, key)
+        bad = [v for v in vals if v not in allowed]
+        if bad:
+            raise _fail(path, f"unknown {key[:-1]} {bad[0]!r} (known: {', '.join(allowed)})", rid, key)
+        kw[key] = tuple(vals)
+    th = raw.get("thresholds", {})
+    if not isinstance(th, dict):
+        raise _fail(path, "must be a table", rid, "thresholds")
+    extra = sorted(set(th) - set(THRESHOLD_KEYS))
+    if extra:
+        raise _fail(path, f"unknown threshold {extra[0]!r} (known: {', '.join(THRESHOLD_KEYS)})", rid, "thresholds")
+    tvals = {k: _number(path, rid, f"thresholds.{k}", v) for k, v in th.items()}
+    if "enter_above" not in tvals and "enter_below" not in tvals:
+        raise _fail(path, "needs enter_above and/or enter_below", rid, "thresholds")
+    # Exit defaults to enter (no hysteresis); an exit beyond its enter would make a flag impossible to clear.
+    for side, sign in (("above", 1), ("below", -1)):
+        if f"enter_{side}" in tvals:
+            tvals.setdefault(f"exit_{side}", tvals[f"enter_{side}"])
+            if sign * (tvals[f"exit_{side}"] - tvals[f"enter_{side}"]) > 0:
+                raise _fail(path, f"exit_{side} must not lie beyond enter_{side}", rid, f"thresholds.exit_{side}")
+        elif f"exit_{side}" in tvals:
+            raise _fail(path, f"exit_{side} without enter_{side}", rid, f"thresholds.exit_{side}")
+    kw["thresholds"] = Thresholds(**tvals)
+    if "norm" in raw:
+        kw["norm"] = _number(path, rid, "norm", raw["norm"])
+    for key, lo, hi in (("min_duration_s", 0.0, 10.0), ("min_visibility", 0.0, 1.0)):
+        if key in raw:
+            v = _number(path, rid, key, raw[key])
+            if not lo <= v <= hi:
+                raise _fail(path, f"must be between {lo} and {hi}", rid, key)
+            kw[key] = v
+    if "severity" in raw:
+        if raw["severity"] not in SEVERITIES:
+            raise _fail(path, f"must be one of {', '.join(SEVERITIES)}", rid, "severity")
+        kw["severity"] = raw["severity"]
+    if "body_parts" in raw:
+        bp = raw["body_parts"]
+        if not isinstance(bp, list) or not all(isinstance(x, str) for x in bp):
+            raise _fail(path, "must be a list of landmark names", rid, "body_parts")
+        kw["body_parts"] = tuple(bp)
+    else:
+        kw["body_parts"] = METRICS[metric].landmarks
+    return Rule(**kw)
+
+
+def load_pack(path: str | Path | None = None) -> RulePack:
+    p = Path(path) if path is not None else DEFAULT_PACK
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _fail(p, "no such rule pack file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise _fail(p, f"cannot be read ({e.__class__.__name__})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(p, f"is not valid TOML ({e})") from None
+    if doc.get("schema") != PACK_SCHEMA:
+        raise _fail(p, f"schema must be {PACK_SCHEMA!r}, got {doc.get('schema')!r}", None, "schema")
+    for k in ("id", "version", "title"):
+        if not isinstance(doc.get(k), str) or not doc[k]:
+            raise _fail(p, "missing", None, k)
+    rules_raw = doc.get("rules")
+    if not isinstance(rules_raw, list) or not rules_raw:
+        raise _fail(p, "a pack needs at least one [[rules]] entry", None, "rules")
+    seen: set[str] = set()
+    rules = tuple(_parse_rule(p, r, seen) for r in rules_raw)
+    return RulePack(doc["id"], doc["version"], doc["title"], str(p), rules)
+
+
+TOLERANCE = MappingProxyType({"beginner": 1.5, "club": 1.0, "elite": 0.75})
+DRAW_STYLES = ("thumb", "mediterranean")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """An archer's profile layered over a pack: handedness, draw style, tolerance, per-rule overrides."""
+
+    handedness: str | None = None  # None = detect from which hand goes to the face
+    draw_style: str = "mediterranean"
+    tolerance: str = "club"
+    overrides: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))  # rule id -> {key: value}
+
+    def __post_init__(self):
+        if self.handedness not in (None, "right", "left"):
+            raise ValueError(f"handedness must be right, left or auto, not {self.handedness!r}")
+        if self.tolerance not in TOLERANCE:
+            raise ValueError(f"tolerance must be one of {', '.join(TOLERANCE)}, not {self.tolerance!r}")
+        if self.draw_style not in DRAW_STYLES:
+            raise ValueError(f"draw style must be one of {', '.join(DRAW_STYLES)}, not {self.draw_style!r}")
+
+    def to_json(self) -> dict:
+        return {
+            "handedness": self.handedness or "auto",
+            "draw_style": self.draw_style,
+            "tolerance": self.tolerance,
+            "overrides": {k: dict(v) for k, v in self.overrides.items()},
+        }
+
+    def apply(self, pack: RulePack) -> RulePack:
+        """The pack as this archer is judged by: tolerance scaling, then explicit overrides."""
+        factor = TOLERANCE[self.tolerance]
+        rules = []
+        for r in pack.rules:
+            if r.observable:
+                th = r.thresholds.scaled(factor, r.norm)
+                ov = self.overrides.get(r.id, {})
+                if ov:
+                    vals = {k: getattr(th, k) for k in THRESHOLD_KEYS}
+                    vals.update({k: float(v) for k, v in ov.items() if k in THRESHOLD_KEYS})
+                    th = Thresholds(**vals)
+                r = replace(r, thresholds=th)
+            rules.append(r)
+        return replace(pack, rules=tuple(rules))

@@ -1,0 +1,131 @@
+"""Rule engine: hysteresis, minimum duration, not assessable, per-shot verdicts."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from coach.engine import Hysteresis, RuleEngine, fault_spans
+from coach.kinematics import Body
+from coach.landmarks import RIGHT
+from coach.results import FAULT, NOT_ASSESSABLE, PASS
+from posture_rules.pack import Rule, RulePack, Thresholds, load_pack
+
+
+def _rule(**kw):
+    base = dict(
+        id="cup_of_water",
+        name_zh="肘可措杯水",
+        name_en="x",
+        section="總訣",
+        quote="q",
+        meaning_zh="m",
+        meaning_en="m",
+        cue_zh="c",
+        cue_en="c",
+        metric="draw_elbow_elevation",
+        phases=("hold",),
+        views=("face-on",),
+        thresholds=Thresholds(enter_below=-8, exit_below=-5, enter_above=18, exit_above=15),
+        min_duration_s=0.3,
+    )
+    base.update(kw)
+    return Rule(**base)
+
+
+def test_hysteresis_enters_beyond_enter_and_clears_only_inside_exit():
+    h = Hysteresis(_rule(min_duration_s=0.0))
+    assert not h.update(-7.0, 0)  # between exit and enter: no fault
+    assert h.update(-9.0, 33)  # beyond enter
+    assert h.update(-6.0, 66)  # back above enter but not inside exit: still a fault (no flicker)
+    assert not h.update(-4.0, 99)  # inside exit: cleared
+
+
+def test_minimum_duration_suppresses_short_wobbles():
+    r = _rule()
+    t = np.arange(30) * 1000 / 30
+    v = np.zeros(30)
+    v[10:15] = -12  # 5 frames = 0.17 s < 0.3 s
+    assert fault_spans(r, list(range(30)), list(t), v) == []
+    v[10:25] = -12  # 15 frames = 0.5 s
+    assert fault_spans(r, list(range(30)), list(t), v) == [(10, 24)]
+
+
+def test_nan_holds_state_but_does_not_extend_the_span():
+    r = _rule(min_duration_s=0.0)
+    v = np.array([0, -10, -10, np.nan, np.nan, 0, 0], dtype=float)
+    assert fault_spans(r, list(range(7)), [i * 33.3 for i in range(7)], v) == [(1, 2)]
+
+
+def _body(i, elbow_dy, visible=True):
+    """A right-handed archer at full draw: bow wrist far left (image right), elbow behind the draw wrist."""
+    xy = np.full((33, 2), np.nan)
+    vis = np.zeros(33)
+    pts = {
+        0: (300, 100),
+        7: (320, 95),
+        8: (280, 95),
+        9: (305, 120),
+        10: (295, 120),
+        11: (350, 160),
+        12: (250, 160),
+        13: (450, 160),
+        15: (550, 160),  # bow wrist
+        16: (290, 160),  # draw wrist
+        14: (190, 160 - elbow_dy),  # draw elbow, 100 px behind
+        23: (330, 320),
+        24: (270, 320),
+    }
+    for k, (x, y) in pts.items():
+        xy[k] = (x, y)
+        vis[k] = 0.99
+    if not visible:
+        vis[14] = 0.1
+    return Body(i, i * 1000 / 30, xy, vis, 100.0, RIGHT)
+
+
+@dataclass
+class _Shot:
+    raise_start_frame: int = 0
+    draw_start_frame: int = 10
+    anchor_frame: int = 20
+    release_frame: int | None = 80
+    end_frame: int = 100
+
+
+def _pack(rule):
+    return RulePack("t", "1", "t", "mem", (rule,))
+
+
+def _judge(rule, elbow_dy, visible=True, view="face-on"):
+    eng = RuleEngine(_pack(rule), fps=30)
+    for i in range(101):
+        eng.push(_body(i, elbow_dy, visible), "hold", view)
+    findings, _ = eng.judge_shot(_Shot(), view)
+    return findings[0]
+
+
+def test_per_shot_verdicts_pass_fault_and_not_assessable():
+    ok = _judge(_rule(), elbow_dy=5)  # ~3° above the line
+    assert ok.verdict == PASS and ok.value == pytest.approx(math.degrees(math.atan2(5, 100)), abs=0.1)
+    low = _judge(_rule(), elbow_dy=-30)  # ~17° below
+    assert low.verdict == FAULT and low.reason == "below" and low.value < -8
+    assert low.start_frame is not None and low.end_frame is not None
+    hidden = _judge(_rule(), elbow_dy=-30, visible=False)
+    assert hidden.verdict == NOT_ASSESSABLE and "hidden" in hidden.reason
+    wrong_view = _judge(_rule(), elbow_dy=-30, view="down-line")
+    assert wrong_view.verdict == NOT_ASSESSABLE and "view" in wrong_view.reason
+
+
+def test_live_flags_follow_phase_and_view():
+    eng = RuleEngine(_pack(_rule(min_duration_s=0.1)), fps=30)
+    flagged = [eng.push(_body(i, -30), "hold", "face-on")[1] for i in range(10)]
+    assert flagged[0] == [] and flagged[-1] == ["cup_of_water"]
+    assert eng.push(_body(10, -30), "draw", "face-on")[1] == []  # rule does not apply in the draw
+
+
+def test_bundled_pack_has_the_three_core_rules():
+    pack = load_pack()
+    ids = {r.id for r in pack.rules}
+    assert {"cup_of_water", "kan_shou", "ti_shou", "straight_bow_arm"} <= ids

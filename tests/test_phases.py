@@ -1,0 +1,251 @@
+"""The shot-phase tracker on a parametric face-on archer whose events are known to the frame."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from coach.body_stream import bodies_from_track
+from coach.landmarks import INDEX, N_LANDMARKS, NAMES
+from coach.phases import Phase, PhaseTracker, ShotPhases, detect_handedness, track_shots
+from coach.pose_frame import PoseFrame, PoseTrack
+
+FPS = 30.0
+W, H = 640, 480
+SW_PX = 100.0  # shoulder width in pixels
+
+
+@dataclass(frozen=True)
+class ShotPlan:
+    """Event frames of one shot; the draw hand first leaves the anchor at `release`."""
+
+    raise_start: int
+    draw_start: int
+    anchor: int
+    release: int | None  # None: the video ends before the release
+
+
+def _ease(u: float) -> float:
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3 - 2 * u)
+
+
+def _ease_out(u: float) -> float:
+    # Fastest at the start: the string leaves the fingers at full speed.
+    u = min(max(u, 0.0), 1.0)
+    return 1 - (1 - u) ** 2
+
+
+def _lerp(a: np.ndarray, b: np.ndarray, u: float) -> np.ndarray:
+    return a + (b - a) * u
+
+
+# Right-handed archer facing the camera: the left side of the body is on the image right.
+CX, SY = 320.0, 200.0
+L_SH, R_SH = np.array([CX + 50, SY]), np.array([CX - 50, SY])
+NOSE = np.array([CX, SY - 70])
+BOW_REST, DRAW_REST = np.array([CX + 70, SY + 180]), np.array([CX - 70, SY + 180])
+BOW_UP = np.array([CX + 230, SY - 5])  # arm extended towards the target at shoulder height
+DRAW_SET = np.array([CX + 110, SY + 10])  # hand on the string in front of the chest at the set
+ANCHOR = np.array([CX - 10, SY - 25])  # under the chin
+FOLLOW = np.array([CX - 75, SY - 20])  # behind the jaw after the release
+
+
+def _wrists(frame: int, plan: ShotPlan) -> tuple[np.ndarray, np.ndarray]:
+    """(bow, draw) wrist of one shot at `frame`, at rest outside it."""
+    f = frame
+    raise_len, draw_len = plan.draw_start - plan.raise_start, plan.anchor - plan.draw_start
+    if f <= plan.raise_start:
+        return BOW_REST, DRAW_REST
+    if f <= plan.draw_start:
+        u = _ease((f - plan.raise_start) / raise_len)
+        return _lerp(BOW_REST, BOW_UP, u), _lerp(DRAW_REST, DRAW_SET, u)
+    if f <= plan.anchor:
+        return BOW_UP, _lerp(DRAW_SET, ANCHOR, _ease((f - plan.draw_start) / draw_len))
+    if plan.release is None or f < plan.release:
+        return BOW_UP, ANCHOR
+    after_s = (f - (plan.release - 1)) / FPS
+    draw = _lerp(ANCHOR, FOLLOW, _ease_out(after_s / 0.15))
+    # Follow-through held for a second, then both arms come down.
+    down = _ease((after_s - 1.0) / 0.8)
+    return _lerp(BOW_UP, BOW_REST, down), _lerp(draw, DRAW_REST, down)
+
+
+def _landmarks(bow: np.ndarray, draw: np.ndarray, sway: np.ndarray) -> np.ndarray:
+    """33 x 2 pixel points of a right-handed archer, shifted by `sway` (a panning camera)."""
+    p = np.zeros((N_LANDMARKS, 2))
+    named = {
+        "nose": NOSE,
+        "left_eye": NOSE + [12, -8],
+        "right_eye": NOSE + [-12, -8],
+        "left_ear": NOSE + [25, 0],
+        "right_ear": NOSE + [-25, 0],
+        "mouth_left": NOSE + [8, 18],
+        "mouth_right": NOSE + [-8, 18],
+        "left_shoulder": L_SH,
+        "right_shoulder": R_SH,
+        "left_wrist": bow,
+        "right_wrist": draw,
+        "left_hip": np.array([CX + 35, SY + 200]),
+        "right_hip": np.array([CX - 35, SY + 200]),
+    }
+    named["left_elbow"] = (L_SH + bow) / 2 + [0, 10]
+    named["right_elbow"] = (R_SH + draw) / 2 + [-20, 10]
+    for i, n in enumerate(NAMES):
+        if n in named:
+            p[i] = named[n]
+        elif n.startswith(("left_eye", "right_eye")):
+            p[i] = named["left_eye" if n.startswith("left") else "right_eye"]
+        elif n.startswith(("left_", "right_")):
+            side = n.split("_", 1)[0]
+            if any(k in n for k in ("pinky", "index", "thumb")):
+                p[i] = named[f"{side}_wrist"] + [0, 8]
+            else:  # legs
+                p[i] = named[f"{side}_hip"] + [0, 150 if "knee" in n else 280]
+    return p + sway
+
+
+def _mirror(p: np.ndarray) -> np.ndarray:
+    """A left-handed archer: the right-handed one mirrored, with the anatomical sides relabelled."""
+    q = p.copy()
+    q[:, 0] = 2 * CX - q[:, 0]
+    out = q.copy()
+    for i, n in enumerate(NAMES):
+        if n.startswith("left_"):
+            j = INDEX["right_" + n[5:]]
+            out[i], out[j] = q[j], q[i]
+        elif n == "mouth_left":
+            j = INDEX["mouth_right"]
+            out[i], out[j] = q[j], q[i]
+    return out
+
+
+def make_track(
+    plans: list[ShotPlan],
+    n_frames: int,
+    left_handed: bool = False,
+    drop: set[int] | None = None,
+    noise_px: float = 0.4,
+    seed: int = 0,
+) -> PoseTrack:
+    rng = np.random.default_rng(seed)
+    frames = []
+    for f in range(n_frames):
+        if drop and f in drop:
+            continue
+        # The shot in progress (or the last one), so its follow-through carries on until the next raise.
+        plan = max((p for p in plans if p.raise_start < f), key=lambda p: p.raise_start, default=plans[0])
+        bow, draw = _wrists(f, plan)
+        sway = np.array([15 * math.sin(f / 40.0), 6 * math.sin(f / 23.0)])
+        xy = _landmarks(bow, draw, sway) + rng.normal(0, noise_px, (N_LANDMARKS, 2))
+        if left_handed:
+            xy = _mirror(xy)
+        lm = np.zeros((N_LANDMARKS, 4))
+        lm[:, 0], lm[:, 1], lm[:, 3] = xy[:, 0] / W, xy[:, 1] / H, 0.99
+        frames.append(PoseFrame(f, f * 1000.0 / FPS, lm))
+    return PoseTrack(FPS, W, H, frames)
+
+
+def run(track: PoseTrack, handedness: str | None = None, mode: str = "recorded") -> list[ShotPhases]:
+    stream_hand = handedness or "right"
+    return track_shots(bodies_from_track(track, stream_hand, mode), handedness)
+
+
+def assert_shot(found: ShotPhases, plan: ShotPlan, tol: int = 4) -> None:
+    assert abs(found.raise_start_frame - plan.raise_start) <= tol, (found, plan)
+    assert abs(found.draw_start_frame - plan.draw_start) <= tol, (found, plan)
+    assert abs(found.anchor_frame - plan.anchor) <= tol, (found, plan)
+    if plan.release is None:
+        assert found.release_frame is None and not found.complete
+    else:
+        assert found.release_frame is not None and abs(found.release_frame - plan.release) <= 1, (found, plan)
+        assert found.complete
+
+
+ONE = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+
+
+@pytest.mark.parametrize("mode", ["recorded", "live"])
+def test_one_shot(mode: str) -> None:
+    shots = run(make_track([ONE], 260), mode=mode)
+    assert len(shots) == 1
+    assert_shot(shots[0], ONE)
+    s = shots[0]
+    assert s.index == 0 and s.handedness == "right" and s.release_source == "pose"
+    # Follow-through is 0.5-1.5 s.
+    assert 0.5 <= (s.end_ms - s.release_ms) / 1000.0 <= 1.5 + 1e-6
+    assert s.release_ms == pytest.approx(ONE.release * 1000.0 / FPS)
+
+
+def test_two_shots() -> None:
+    plans = [ONE, ShotPlan(raise_start=300, draw_start=322, anchor=350, release=420)]
+    shots = run(make_track(plans, 520))
+    assert [s.index for s in shots] == [0, 1]
+    for s, p in zip(shots, plans):
+        assert_shot(s, p)
+
+
+def test_release_missing() -> None:
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=None)
+    shots = run(make_track([plan], 140))
+    assert len(shots) == 1
+    assert_shot(shots[0], plan)
+    assert shots[0].end_frame == 139
+
+
+def test_left_handed_detected() -> None:
+    track = make_track([ONE], 260, left_handed=True)
+    shots = run(track, handedness=None)
+    assert len(shots) == 1
+    assert shots[0].handedness == "left"
+    assert_shot(shots[0], ONE)
+    assert detect_handedness(bodies_from_track(track, "left")) == "left"
+    assert detect_handedness(bodies_from_track(make_track([ONE], 260), "right")) == "right"
+
+
+def test_no_shot_no_handedness() -> None:
+    track = make_track([ShotPlan(10_000, 10_010, 10_020, 10_030)], 90)
+    assert run(track) == []
+    assert detect_handedness(bodies_from_track(track)) is None
+
+
+@pytest.mark.parametrize("mode", ["recorded", "live"])
+def test_dropped_frames(mode: str) -> None:
+    rng = np.random.default_rng(3)
+    drop = {int(f) for f in rng.choice(np.arange(1, 259), 40, replace=False)} - {ONE.release}
+    track = make_track([ONE], 260, drop=drop)
+    shots = run(track, mode=mode)
+    assert len(shots) == 1
+    assert_shot(shots[0], ONE, tol=5)
+
+
+def test_streaming_emits_shot_after_follow_through() -> None:
+    tracker = PhaseTracker("right")
+    phases: dict[int, Phase] = {}
+    emitted_at = None
+    for body in bodies_from_track(make_track([ONE], 260), "right"):
+        up = tracker.push(body)
+        phases[body.index] = up.phase
+        if up.completed:
+            emitted_at = body.index
+            (shot,) = up.completed
+    assert emitted_at is not None and emitted_at < 259  # saved before the video ended
+    assert tracker.finish() == []
+    assert phases[10] is Phase.SETUP
+    assert phases[ONE.anchor + 30] is Phase.HOLD
+    assert phases[ONE.release + 25] is Phase.FOLLOW_THROUGH
+    assert shot.phase_at(ONE.raise_start - 5) is None
+    assert shot.phase_at(ONE.raise_start + 5) is Phase.RAISE
+    assert shot.phase_at(ONE.draw_start + 10) is Phase.DRAW
+    assert shot.phase_at(shot.anchor_frame) is Phase.FULL_DRAW
+    assert shot.phase_at(ONE.anchor + 30) is Phase.HOLD
+    assert shot.phase_at(shot.release_frame) is Phase.RELEASE
+    assert shot.phase_at(shot.end_frame) is Phase.FOLLOW_THROUGH
+
+
+def test_bad_handedness() -> None:
+    with pytest.raises(ValueError):
+        PhaseTracker("both")
