@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from .errors import VideoError
+from .quiet import native_stderr_silenced
 
 
 @dataclass(slots=True)
@@ -50,7 +51,8 @@ class FrameSource:
                 raise VideoError(p, "is a folder, not a video file")
             if p.stat().st_size == 0:
                 raise VideoError(p, "is empty (0 bytes)")
-        self._cap = cv2.VideoCapture(self.source if self.is_camera else str(self.source))
+        with native_stderr_silenced():
+            self._cap = cv2.VideoCapture(self.source if self.is_camera else str(self.source))
         if not self._cap.isOpened():
             what = (
                 f"camera {self.source} does not exist or cannot be opened"
@@ -72,7 +74,8 @@ class FrameSource:
         if self.is_file:
             # Read one frame now so a file with a video header but no decodable frames fails here,
             # with its name, rather than later as "no person found".
-            self._first = self._read()
+            with native_stderr_silenced():
+                self._first = self._read()
             if self._first is None:
                 self.close()
                 raise VideoError(self.source, "has no decodable video frames (corrupt or truncated)")

@@ -137,7 +137,9 @@ class RuleEngine:
         self.session_rules = tuple(r for r in self.rules if r.scope == "session")
         self.frame_metrics = tuple(sorted({r.metric for r in self.frame_rules}))
         self._landmarks = {m: METRICS[m].landmarks for m in self.frame_metrics}
-        self._min_vis = {m: min(r.min_visibility for r in self.frame_rules if r.metric == m) for m in self.frame_metrics}
+        self._min_vis = {
+            m: min(r.min_visibility for r in self.frame_rules if r.metric == m) for m in self.frame_metrics
+        }
         self.buffer: deque[Sample] = deque(maxlen=max(int(buffer_s * fps), 60))
         self._live = {r.id: Hysteresis(r) for r in self.frame_rules}
         self._baseline: dict[str, deque[float]] = {
@@ -223,18 +225,24 @@ class RuleEngine:
         win = self._window(r, windows)
         if win is None:
             return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason="phase not reached in this shot")
-        inside = [s for s in samples if any(a <= s.body.index < b for p in r.phases if p in windows for a, b in [windows[p]])]
+        inside = [
+            s for s in samples if any(a <= s.body.index < b for p in r.phases if p in windows for a, b in [windows[p]])
+        ]
         vals = np.array([s.values[r.metric] for s in inside], dtype=float)
         if METRICS[r.metric].relative_to_setup:
             a, b = windows.get("setup", (0, 0))
             base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
             base = base[~np.isnan(base)]
             if len(base) < 3:
-                return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "no setup pose to compare with")
+                return Finding(
+                    r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "no setup pose to compare with"
+                )
             vals = _relative(vals, float(np.median(base)))
         ok = ~np.isnan(vals)
         if len(vals) == 0 or ok.mean() < MIN_ASSESSABLE:
-            return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "landmarks hidden or out of frame")
+            return Finding(
+                r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "landmarks hidden or out of frame"
+            )
         frames = [s.body.index for s in inside]
         spans = fault_spans(r, frames, [s.body.t_ms for s in inside], vals)
         in_fault = np.zeros(len(vals), dtype=bool)

@@ -16,7 +16,7 @@ from types import MappingProxyType
 import numpy as np
 
 from . import geometry as g
-from .landmarks import LEFT_SHOULDER, RIGHT_SHOULDER, SideMap
+from .landmarks import LEFT_HIP, LEFT_SHOULDER, RIGHT_HIP, RIGHT_SHOULDER, SideMap
 
 VIS_MIN = 0.5
 
@@ -119,23 +119,35 @@ def length(body: Body, name: str) -> float:
 
 
 class ShoulderWidth:
-    """Robust running shoulder width: median of the last frames where the shoulders looked square.
-
-    Falls back to the widest recent value so a turned archer does not shrink the unit.
-    """
+    """Robust running shoulder width: the upper quartile of recent widths (a turn only ever narrows the
+    projected shoulders), never less than TORSO_FLOOR × the torso length, because in an oblique or profile
+    view the shoulders may never look square and the unit would collapse (seen on real footage: 15 px of
+    "shoulder width" on a 140 px torso)."""
 
     def __init__(self, window: int = 90):
         self._w: deque[float] = deque(maxlen=window)
+        self._torso: deque[float] = deque(maxlen=window)
 
     def update(self, xy: np.ndarray, vis: np.ndarray) -> float:
         if vis[LEFT_SHOULDER] >= VIS_MIN and vis[RIGHT_SHOULDER] >= VIS_MIN:
             w = g.distance(xy[LEFT_SHOULDER], xy[RIGHT_SHOULDER])
             if w > 0 and not math.isnan(w):
                 self._w.append(w)
+                if vis[LEFT_HIP] >= VIS_MIN and vis[RIGHT_HIP] >= VIS_MIN:
+                    t = g.distance(
+                        g.midpoint(xy[LEFT_SHOULDER], xy[RIGHT_SHOULDER]), g.midpoint(xy[LEFT_HIP], xy[RIGHT_HIP])
+                    )
+                    if not math.isnan(t):
+                        self._torso.append(t)
         if not self._w:
             return math.nan
-        # The upper half of recent widths: a turn only ever narrows the projected shoulders.
-        return float(np.percentile(self._w, 75))
+        sw = float(np.percentile(self._w, 75))
+        if self._torso:
+            sw = max(sw, TORSO_FLOOR * float(np.median(self._torso)))
+        return sw
+
+
+TORSO_FLOOR = 0.45
 
 
 VIEWS = ("face-on", "down-line", "other")

@@ -51,6 +51,7 @@ INDEX = MappingProxyType({n: i for i, n in enumerate(NAMES)})
 
 NOSE = 0
 LEFT_SHOULDER, RIGHT_SHOULDER = 11, 12
+LEFT_HIP, RIGHT_HIP = 23, 24
 
 # Body parts that come in pairs; "bow_X" and "draw_X" resolve to one of them per archer.
 _PAIRED = (

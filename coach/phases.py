@@ -59,7 +59,9 @@ RELEASE_CONFIRM_S = 0.3  # a hold twitch comes back to the face within this time
 RELEASE_CONFIRM_SW = 0.35  # late in that window the hand is at least this far from the anchor (or lost),
 RELEASE_JITTER_FACTOR = 1.5  # ... and farther than this many times the hold's own 90th-percentile stray
 RELEASE_END_MIN_SW = 0.2  # a release cut off by the end of the video has left the anchor by this much
-RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is already moving
+RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is moving,
+RELEASE_ONSET_JITTER_FACTOR = 2.0  # ... or above this many times the hold's median raw speed
+HOLD_JITTER_S = 1.0  # the hold jitter is measured over this much of the hold before the jump
 RELEASE_ONSET_BACK_S = 0.2  # the onset lies at most this far before the detected jump
 HOLD_REF_S = 0.5  # the anchor position is the median of the draw wrist over this much of the hold
 HOLD_REF_GAP_S = 0.1  # ... ending this long before the jump, so the jump itself is not in it
@@ -269,7 +271,22 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
     return min(k, draw_i), draw_i
 
 
-def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.ndarray) -> int:
+def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
+    """Median frame-to-frame speed of the raw draw wrist between lo_t and hi_t: the hold's own jitter."""
+    v = []
+    for i in range(len(buf) - 1, 0, -1):
+        b, a = buf[i], buf[i - 1]
+        if b.t > hi_t:
+            continue
+        if a.t < lo_t:
+            break
+        pa, pb = a.raw_draw(handedness), b.raw_draw(handedness)
+        if not (np.isnan(pa[0]) or np.isnan(pb[0])) and b.t > a.t:
+            v.append(_dist(pa, pb) / (b.t - a.t))
+    return float(np.median(v)) if v else 0.0
+
+
+def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.ndarray, min_speed: float) -> int:
     """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
     earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
     onset = i = jump_i
@@ -283,11 +300,35 @@ def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.
         if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
             break
         step = b - a
-        if math.hypot(*step) / dt <= RELEASE_ONSET_SPEED_SW_S or float(step @ way) <= 0.0:
+        if math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
             break
         onset = i
         i -= 1
     return onset
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """A release-like jump waiting for confirmation."""
+
+    index: int
+    t: float
+    ref: np.ndarray  # the anchor position the hand left (median of the recent hold)
+    confirm_sw: float  # how far the hand must be late in the window for a release
+
+
+@dataclass(slots=True)
+class _OpenShot:
+    """A shot between its anchor and the end of its follow-through; events are (frame index, t in s)."""
+
+    index: int
+    raise_at: tuple[int, float]
+    draw_at: tuple[int, float]
+    anchor_at: tuple[int, float]
+    handedness: str
+    release_at: tuple[int, float] | None = None
+    cand: _Candidate | None = None
+    spans: deque[tuple[int, float, float]] = field(default_factory=lambda: deque(maxlen=BUFFER_MAX_FRAMES))
 
 
 class _State(str, Enum):
@@ -309,7 +350,7 @@ class PhaseTracker:
         self._shots = 0
         self._floor_index = -1  # frames up to this one belong to an earlier shot
         self._run: dict[str, int] = {"right": -1, "left": -1}  # index where the anchor pose began
-        self._shot: dict | None = None
+        self._shot: _OpenShot | None = None
         self._last: _Frame | None = None
 
     # ---- public -----------------------------------------------------------------------------------------
@@ -329,7 +370,7 @@ class PhaseTracker:
             done += self._hold()
         if self._state is _State.FOLLOW:
             done += self._follow()
-        return PhaseUpdate(self._live_phase(), self._shot["index"] if self._shot else None, done)
+        return PhaseUpdate(self._live_phase(), self._shot.index if self._shot else None, done)
 
     def finish(self) -> list[ShotPhases]:
         """Flush at the end of the video: a cut-off follow-through ends at the last frame; a shot whose
@@ -340,8 +381,8 @@ class PhaseTracker:
         last = self._last
         if self._state is _State.CANDIDATE and self._candidate_moving_away():
             # The video ended mid-release (real02: 4 frames after it): the hand was leaving the anchor.
-            self._accept_release(self._cand_dists(), self._shot["cand"][3])
-        if s.get("release") is not None:
+            self._accept_release(self._cand_dists(), self._shot.cand.confirm_sw)
+        if s.release_at is not None:
             out = self._close(last, complete=True)
         else:
             out = self._close(last, complete=False)
@@ -381,20 +422,18 @@ class PhaseTracker:
             floor_i += 1
         raise_i, draw_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
         a = buf[anchor_i]
-        self._shot = {
-            "index": self._shots,
-            "raise": (buf[raise_i].index, buf[raise_i].t),
-            "draw": (buf[draw_i].index, buf[draw_i].t),
-            "anchor": (a.index, a.t),
-            "release": None,
-            "handedness": self.handedness,
-            "spans": deque(maxlen=BUFFER_MAX_FRAMES),
-        }
+        self._shot = _OpenShot(
+            index=self._shots,
+            raise_at=(buf[raise_i].index, buf[raise_i].t),
+            draw_at=(buf[draw_i].index, buf[draw_i].t),
+            anchor_at=(a.index, a.t),
+            handedness=self.handedness,
+        )
         # The hold's spans start at the anchor, not at its (delayed) confirmation.
         for g in buf[anchor_i:]:
             sp = _span(g)
             if not math.isnan(sp):
-                self._shot["spans"].append((g.index, g.t, sp))
+                self._shot.spans.append((g.index, g.t, sp))
         self._shots += 1
         self._state = _State.HOLD
         self._run = {"right": -1, "left": -1}
@@ -404,7 +443,7 @@ class PhaseTracker:
         pts = [
             f.wrists(self.handedness)[1]
             for f in self._buf
-            if f.index >= self._shot["anchor"][0] and before_t - HOLD_REF_S <= f.t <= before_t
+            if f.index >= self._shot.anchor_at[0] and before_t - HOLD_REF_S <= f.t <= before_t
         ]
         pts = [p for p in pts if not np.isnan(p[0])]
         return np.median(np.asarray(pts), axis=0) if pts else None
@@ -412,11 +451,7 @@ class PhaseTracker:
     def _hold_jitter(self, before_t: float) -> float:
         """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
         pts = np.asarray(
-            [
-                f.wrists(self.handedness)[1]
-                for f in self._buf
-                if f.index >= self._shot["anchor"][0] and f.t <= before_t
-            ]
+            [f.wrists(self.handedness)[1] for f in self._buf if f.index >= self._shot.anchor_at[0] and f.t <= before_t]
         )
         pts = pts[~np.isnan(pts[:, 0])] if len(pts) else pts
         if len(pts) < 3:
@@ -431,7 +466,7 @@ class PhaseTracker:
         bow, draw = f.wrists(self.handedness)
         span = _span(f)
         if not math.isnan(span):
-            self._shot["spans"].append((f.index, f.t, span))
+            self._shot.spans.append((f.index, f.t, span))
         if not np.isnan(bow[1]) and bow[1] > LET_DOWN_BELOW_SW:
             return [self._close(f, complete=False)]
         if len(buf) < 2 or np.isnan(draw[0]):
@@ -445,14 +480,15 @@ class PhaseTracker:
         if ref is None or _dist(draw, ref) < RELEASE_START_SW:
             return []
         thr = max(RELEASE_CONFIRM_SW, RELEASE_JITTER_FACTOR * self._hold_jitter(f.t - HOLD_REF_GAP_S))
-        self._shot["cand"] = (f.index, f.t, ref, thr)
+        self._shot.cand = _Candidate(f.index, f.t, ref, thr)
         self._state = _State.CANDIDATE
         return self._candidate()
 
     def _cand_dists(self) -> list[tuple[int, float]]:
         """(buffer position, distance from the anchor position) of the frames since the candidate jump;
         a lost draw wrist counts as far away (it leaves view or hides behind the head after the release)."""
-        idx, _, ref, _ = self._shot["cand"]
+        c = self._shot.cand
+        idx, ref = c.index, c.ref
         out = []
         for i in range(len(self._buf) - 1, -1, -1):
             g = self._buf[i]
@@ -463,7 +499,7 @@ class PhaseTracker:
         return out[::-1]
 
     def _candidate(self) -> list[ShotPhases]:
-        _, t_c, _, thr = self._shot["cand"]
+        t_c, thr = self._shot.cand.t, self._shot.cand.confirm_sw
         if self._buf[-1].t - t_c < RELEASE_CONFIRM_S - 1e-6:
             return []
         ds = self._cand_dists()
@@ -474,7 +510,7 @@ class PhaseTracker:
             self._state = _State.FOLLOW
         else:
             self._state = _State.HOLD
-            del self._shot["cand"]
+            self._shot.cand = None
         return []
 
     def _candidate_moving_away(self) -> bool:
@@ -485,7 +521,7 @@ class PhaseTracker:
 
     def _accept_release(self, ds: list[tuple[int, float]], thr: float) -> None:
         s = self._shot
-        _, _, ref, _ = s["cand"]
+        ref = s.cand.ref
         # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
         # so the release may come a little after the frame that opened the window.
         jump = ds[-1][0]
@@ -494,17 +530,22 @@ class PhaseTracker:
                 break
             jump = i
         buf = self._buf
-        on = _release_onset(buf, jump, self.handedness, ref)
-        anchor_pos = self._find(s["anchor"][0])
+        # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
+        t_c = s.cand.t
+        lo = max(s.anchor_at[1], t_c - HOLD_JITTER_S)
+        jitter = _raw_hold_speed(buf, lo, t_c - HOLD_REF_GAP_S, self.handedness)
+        min_speed = max(RELEASE_ONSET_SPEED_SW_S, RELEASE_ONSET_JITTER_FACTOR * jitter)
+        on = _release_onset(buf, jump, self.handedness, ref, min_speed)
+        anchor_pos = self._find(s.anchor_at[0])
         if anchor_pos is not None:
             on = max(on, anchor_pos + 1)
-        s["release"] = (buf[on].index, buf[on].t)
-        del s["cand"]
+        s.release_at = (buf[on].index, buf[on].t)
+        s.cand = None
 
     def _follow(self) -> list[ShotPhases]:
         s = self._shot
         f = self._buf[-1]
-        after = f.t - s["release"][1]
+        after = f.t - s.release_at[1]
         bow = f.wrists(self.handedness)[0]
         lowered = np.isnan(bow[1]) or bow[1] > RAISE_LEVEL_BELOW_SW + 0.3
         if after >= FOLLOW_MAX_S - 1e-6 or (after >= FOLLOW_MIN_S - 1e-6 and lowered):
@@ -515,38 +556,38 @@ class PhaseTracker:
         """Move the anchor to where the span first reached the hold's span: a pause in a slow draw can pass
         for the anchor when it is first detected (real02), but the hold that follows tells the true span."""
         s = self._shot
-        spans = s["spans"]
-        t0 = s["anchor"][1]
+        spans = s.spans
+        t0 = s.anchor_at[1]
         settled = [sp for _, t, sp in spans if t0 + 2 * ANCHOR_CONFIRM_S <= t <= until_t - HOLD_REF_GAP_S]
         if len(settled) < 5:
             return
         target = float(np.median(settled)) - ANCHOR_SPAN_TOL_SW
         for idx, t, sp in spans:
             if sp >= target:
-                if idx > s["anchor"][0]:
-                    s["anchor"] = (idx, t)
+                if idx > s.anchor_at[0]:
+                    s.anchor_at = (idx, t)
                 return
 
     def _close(self, end: _Frame, complete: bool) -> ShotPhases:
         s = self._shot
-        rel = s["release"]
+        rel = s.release_at
         self._refine_anchor(end.t if rel is None else rel[1])
-        hold_start = self._first_index_after(s["anchor"][1] + FULL_DRAW_S, s["anchor"][0] + 1)
+        hold_start = self._first_index_after(s.anchor_at[1] + FULL_DRAW_S, s.anchor_at[0] + 1)
         follow = None if rel is None else self._first_index_after(rel[1] + RELEASE_PHASE_S, rel[0] + 1)
         out = ShotPhases(
-            index=s["index"],
-            raise_start_frame=s["raise"][0],
-            draw_start_frame=s["draw"][0],
-            anchor_frame=s["anchor"][0],
+            index=s.index,
+            raise_start_frame=s.raise_at[0],
+            draw_start_frame=s.draw_at[0],
+            anchor_frame=s.anchor_at[0],
             release_frame=None if rel is None else rel[0],
             end_frame=end.index,
-            raise_start_ms=s["raise"][1] * 1000.0,
-            draw_start_ms=s["draw"][1] * 1000.0,
-            anchor_ms=s["anchor"][1] * 1000.0,
+            raise_start_ms=s.raise_at[1] * 1000.0,
+            draw_start_ms=s.draw_at[1] * 1000.0,
+            anchor_ms=s.anchor_at[1] * 1000.0,
             release_ms=None if rel is None else rel[1] * 1000.0,
             end_ms=end.t * 1000.0,
             complete=complete and rel is not None,
-            handedness=s["handedness"],
+            handedness=s.handedness,
             hold_start_frame=min(hold_start, end.index),
             follow_start_frame=None if follow is None else min(follow, end.index),
         )
@@ -583,10 +624,10 @@ class PhaseTracker:
             return Phase.SETUP
         s = self._shot
         if self._state is _State.HOLD:
-            return Phase.FULL_DRAW if f.t - s["anchor"][1] < FULL_DRAW_S else Phase.HOLD
+            return Phase.FULL_DRAW if f.t - s.anchor_at[1] < FULL_DRAW_S else Phase.HOLD
         if self._state is _State.CANDIDATE:
             return Phase.RELEASE
-        return Phase.RELEASE if f.t - s["release"][1] < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
+        return Phase.RELEASE if f.t - s.release_at[1] < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
 
 
 def detect_handedness(bodies: Iterable[Body]) -> str | None:

@@ -21,6 +21,7 @@ from .capture import Frame
 from .errors import CoachError
 from .landmarks import LEFT_SHOULDER, N_LANDMARKS, RIGHT_SHOULDER
 from .pose_frame import PoseFrame
+from .quiet import native_stderr_silenced
 
 os.environ.setdefault("GLOG_minloglevel", "2")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -54,21 +55,28 @@ class MediaPipePose:
     model = "mediapipe 0.10.21 pose_landmark_full (solutions.Pose, model_complexity=1, smooth_landmarks=True)"
 
     def __init__(self, model_complexity: int = 1, min_detection_confidence: float = 0.5):
-        import mediapipe as mp
+        with native_stderr_silenced():
+            import mediapipe as mp
 
-        self._pose = mp.solutions.pose.Pose(
-            static_image_mode=False,
-            model_complexity=model_complexity,
-            smooth_landmarks=True,
-            min_detection_confidence=min_detection_confidence,
-            min_tracking_confidence=0.5,
-        )
+            self._pose = mp.solutions.pose.Pose(
+                static_image_mode=False,
+                model_complexity=model_complexity,
+                smooth_landmarks=True,
+                min_detection_confidence=min_detection_confidence,
+                min_tracking_confidence=0.5,
+            )
+        self._first = True
         self._rgb = _RGB()
         self._lm = np.empty((N_LANDMARKS, 4))
         self._world = np.empty((N_LANDMARKS, 3))
 
     def estimate(self, frame: Frame) -> PoseFrame:
-        res = self._pose.process(self._rgb(frame.image))
+        if self._first:  # the delegates announce themselves on the first inference
+            self._first = False
+            with native_stderr_silenced():
+                res = self._pose.process(self._rgb(frame.image))
+        else:
+            res = self._pose.process(self._rgb(frame.image))
         if res.pose_landmarks is None:
             return PoseFrame(frame.index, frame.t_ms, None, None)
         lm = np.array([(p.x, p.y, p.z, p.visibility) for p in res.pose_landmarks.landmark])
@@ -114,13 +122,14 @@ class TasksPose:
         from mediapipe.tasks.python.vision import PoseLandmarker, PoseLandmarkerOptions, RunningMode
 
         try:
-            self._landmarker = PoseLandmarker.create_from_options(
-                PoseLandmarkerOptions(
-                    base_options=BaseOptions(model_asset_buffer=p.read_bytes()),
-                    running_mode=RunningMode.VIDEO,
-                    num_poses=num_poses,
+            with native_stderr_silenced():
+                self._landmarker = PoseLandmarker.create_from_options(
+                    PoseLandmarkerOptions(
+                        base_options=BaseOptions(model_asset_buffer=p.read_bytes()),
+                        running_mode=RunningMode.VIDEO,
+                        num_poses=num_poses,
+                    )
                 )
-            )
         except (RuntimeError, ValueError) as e:
             raise CoachError(p, f"not a usable MediaPipe pose .task model ({e})") from None
         import mediapipe as mp

@@ -68,9 +68,7 @@ _angle_metric(
     "draw_elbow_elevation",
     "Draw elbow above (+) or below (−) the arrow line bow wrist → draw wrist, as an angle at the draw wrist.",
 )
-_angle_metric(
-    "arrow_tilt", "arrow_tilt", "Tilt of the line bow wrist → draw wrist; + when the bow hand is higher."
-)
+_angle_metric("arrow_tilt", "arrow_tilt", "Tilt of the line bow wrist → draw wrist; + when the bow hand is higher.")
 _angle_metric("bow_elbow_angle", "bow_elbow", "Bow-arm angle shoulder–elbow–wrist; 180° = straight.")
 _angle_metric("draw_elbow_angle", "draw_elbow", "Draw-arm angle shoulder–elbow–wrist.")
 _angle_metric("shoulder_tilt", "shoulder_tilt", "Tilt of the shoulder line; + when the bow shoulder is higher.")

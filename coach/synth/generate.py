@@ -16,7 +16,7 @@ from coach.synth.pose import Pose, pose_from_vector
 from coach.synth.raster import Canvas, Capsule, draw_capsules
 from coach.synth.rig import MP_ORDER, mirror_rig, solve_rig
 from coach.synth.scenarios import Scenario
-from coach.synth.scene import finish_frame, make_background, view_camera
+from coach.synth.scene import SensorNoise, make_background, view_camera
 from coach.synth.timeline import Timeline, build_timeline
 from coach.video_io import VideoWriter
 
@@ -66,11 +66,6 @@ def truth_points(joints: dict[str, np.ndarray], cam: Camera) -> list[list[float]
     return out
 
 
-def render_frames(scn: Scenario, seed: int):
-    """Yield (frame_bgr, truth landmarks) per frame; also returns the timeline via .send protocol-free attr."""
-    raise NotImplementedError
-
-
 def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, fps: int | None = None) -> Path:
     """Write ``<out_dir>/<name>.mp4`` and ``<name>.truth.json``; returns the MP4 path."""
     seed = scn.seed if seed is None else seed
@@ -83,14 +78,14 @@ def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, f
     timeline = build_timeline(list(scn.shots), fps, rng, cast.body)
     bystander = pick_cast(rng) if scn.bystander else None
     by_offset = np.array([-1.7 if not lefty else 1.7, 0.0, -2.6])
-    noise_rng = np.random.default_rng(seed + 7919)
+    noise = SensorNoise(np.random.default_rng(seed + 7919), (scn.height, scn.width), scn.noise_sigma)
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     mp4 = out_dir / f"{scn.name}.mp4"
     landmarks: list[list[list[float] | None]] = []
     with VideoWriter(mp4, scn.width, scn.height, fps, crf=scn.crf) as vw:
-        for frame, lm in _frames(timeline, cast, cam, background, lefty, bystander, by_offset, noise_rng, scn):
+        for frame, lm in _frames(timeline, cast, cam, background, lefty, bystander, by_offset, noise):
             vw.write(frame)
             landmarks.append(lm)
 
@@ -132,8 +127,7 @@ def _frames(
     lefty: bool,
     bystander: Cast | None,
     by_offset: np.ndarray,
-    noise_rng: np.random.Generator,
-    scn: Scenario,
+    noise: SensorNoise,
 ):
     release_nock: np.ndarray | None = None
     release_dir: np.ndarray | None = None
@@ -164,4 +158,4 @@ def _frames(
             rig = mirror_rig(rig)
         canvas = Canvas.over(background)
         draw_capsules(canvas, cam, by_caps + caps)
-        yield finish_frame(canvas.colour, noise_rng, scn.noise_sigma), truth_points(rig.joints, cam)
+        yield noise.apply(canvas.colour), truth_points(rig.joints, cam)

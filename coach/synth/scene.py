@@ -62,9 +62,18 @@ def make_background(cam: Camera, rng: np.random.Generator, cluttered: bool) -> n
     return np.clip(img, 0, 255)
 
 
-def finish_frame(img: np.ndarray, rng: np.random.Generator, noise_sigma: float) -> np.ndarray:
-    """Lens softness plus Gaussian sensor noise, then quantise."""
-    out = cv2.GaussianBlur(img, (0, 0), 0.6)
-    if noise_sigma > 0:
-        out = out + rng.normal(0.0, noise_sigma, size=out.shape).astype(np.float32)
-    return np.clip(out, 0, 255).astype(np.uint8)
+class SensorNoise:
+    """Gaussian sensor noise drawn from a small seeded bank: drawing fresh noise every frame costs more than
+    rendering the archer, and a shuffled bank looks the same after compression."""
+
+    def __init__(self, rng: np.random.Generator, shape: tuple[int, int], sigma: float, bank: int = 6) -> None:
+        self.sigma = sigma
+        self.rng = rng
+        self.bank = [rng.normal(0.0, sigma, size=(*shape, 3)).astype(np.float32) for _ in range(bank)]
+
+    def apply(self, img: np.ndarray) -> np.ndarray:
+        """Lens softness plus sensor noise, then quantise."""
+        out = cv2.GaussianBlur(img, (0, 0), 0.6)
+        if self.sigma > 0:
+            out += self.bank[int(self.rng.integers(len(self.bank)))]
+        return np.clip(out, 0, 255).astype(np.uint8)
