@@ -105,6 +105,20 @@ def front_foot_turn(body: Body) -> float:
     return g.joint_angle(body.p("bow_heel") + front, body.p("bow_heel"), body.p("bow_heel") + line)
 
 
+@metric(
+    "shoulder_turn",
+    "frame",
+    "ratio",
+    ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"),
+    relative_to_setup=True,
+)
+def shoulder_turn(body: Body) -> float:
+    """Projected shoulder width over projected hip width. Judged as the change from the archer's own setup:
+    a shoulder line turning open or closed off the hip line narrows it (by 1 − cos of the turn)."""
+    hips = g.distance(body.p("bow_hip"), body.p("draw_hip"))
+    return g.distance(body.p("bow_shoulder"), body.p("draw_shoulder")) / hips if hips > 0 else math.nan
+
+
 # ---- shot metrics: fn(shot: ShotFrames) -> float ----------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ PHASES = ("setup", "raise", "draw", "full_draw", "hold", "release", "follow_thro
 VIEWS = ("face-on", "down-line", "high", "other", "any")
 SEVERITIES = ("minor", "major", "critical")
 THRESHOLD_KEYS = ("enter_above", "exit_above", "enter_below", "exit_below")
+DRAW_STYLES = ("thumb", "mediterranean")
 DEFAULT_PACK = Path(__file__).parent / "packs" / "shejing.toml"
 
 
@@ -83,6 +84,14 @@ class Rule:
     confidence: str = "normal"  # "low" for interpretive rules
     source_note: str = ""
     body_parts: tuple[str, ...] = ()  # landmarks to highlight when flagged
+    family: str = ""  # the classical rule this one is a face of (e.g. stillness_hold_time → stillness)
+    # draw style → thresholds replacing the rule's own for that style (profile draw_style)
+    draw_style: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def reports_as(self) -> str:
+        """The rule id a finding of this rule counts for: its family, or its own id."""
+        return self.family or self.id
 
     @property
     def scope(self) -> str | None:
@@ -113,6 +122,26 @@ _STR_FIELDS = ("name_zh", "name_en", "section", "quote", "meaning_zh", "meaning_
 _ALLOWED = set(Rule.__slots__) | set(THRESHOLD_KEYS) | {"thresholds"}
 
 
+def _parse_thresholds(path: Path, rid: str, th, where: str = "thresholds") -> Thresholds:
+    if not isinstance(th, dict):
+        raise _fail(path, "must be a table", rid, where)
+    extra = sorted(set(th) - set(THRESHOLD_KEYS))
+    if extra:
+        raise _fail(path, f"unknown threshold {extra[0]!r} (known: {', '.join(THRESHOLD_KEYS)})", rid, where)
+    tvals = {k: _number(path, rid, f"{where}.{k}", v) for k, v in th.items()}
+    if "enter_above" not in tvals and "enter_below" not in tvals:
+        raise _fail(path, "needs enter_above and/or enter_below", rid, where)
+    # Exit defaults to enter (no hysteresis); an exit beyond its enter would make a flag impossible to clear.
+    for side, sign in (("above", 1), ("below", -1)):
+        if f"enter_{side}" in tvals:
+            tvals.setdefault(f"exit_{side}", tvals[f"enter_{side}"])
+            if sign * (tvals[f"exit_{side}"] - tvals[f"enter_{side}"]) > 0:
+                raise _fail(path, f"exit_{side} must not lie beyond enter_{side}", rid, f"{where}.exit_{side}")
+        elif f"exit_{side}" in tvals:
+            raise _fail(path, f"exit_{side} without enter_{side}", rid, f"{where}.exit_{side}")
+    return Thresholds(**tvals)
+
+
 def _fail(path: Path, problem: str, rule: str | None = None, fld: str | None = None) -> RulePackError:
     return RulePackError(path, problem, rule=rule, field=fld)
 
@@ -141,7 +170,7 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
         raise _fail(path, "must be true or false", rid, "observable")
     kw: dict = {k: raw[k] for k in _STR_FIELDS}
     kw.update(id=rid, observable=observable)
-    for k in ("needs", "source_note", "confidence"):
+    for k in ("needs", "source_note", "confidence", "family"):
         if k in raw:
             if not isinstance(raw[k], str):
                 raise _fail(path, "must be text", rid, k)
@@ -163,24 +192,16 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
         if bad:
             raise _fail(path, f"unknown {key[:-1]} {bad[0]!r} (known: {', '.join(allowed)})", rid, key)
         kw[key] = tuple(vals)
-    th = raw.get("thresholds", {})
-    if not isinstance(th, dict):
-        raise _fail(path, "must be a table", rid, "thresholds")
-    extra = sorted(set(th) - set(THRESHOLD_KEYS))
-    if extra:
-        raise _fail(path, f"unknown threshold {extra[0]!r} (known: {', '.join(THRESHOLD_KEYS)})", rid, "thresholds")
-    tvals = {k: _number(path, rid, f"thresholds.{k}", v) for k, v in th.items()}
-    if "enter_above" not in tvals and "enter_below" not in tvals:
-        raise _fail(path, "needs enter_above and/or enter_below", rid, "thresholds")
-    # Exit defaults to enter (no hysteresis); an exit beyond its enter would make a flag impossible to clear.
-    for side, sign in (("above", 1), ("below", -1)):
-        if f"enter_{side}" in tvals:
-            tvals.setdefault(f"exit_{side}", tvals[f"enter_{side}"])
-            if sign * (tvals[f"exit_{side}"] - tvals[f"enter_{side}"]) > 0:
-                raise _fail(path, f"exit_{side} must not lie beyond enter_{side}", rid, f"thresholds.exit_{side}")
-        elif f"exit_{side}" in tvals:
-            raise _fail(path, f"exit_{side} without enter_{side}", rid, f"thresholds.exit_{side}")
-    kw["thresholds"] = Thresholds(**tvals)
+    kw["thresholds"] = _parse_thresholds(path, rid, raw.get("thresholds", {}))
+    styles = raw.get("draw_style", {})
+    if not isinstance(styles, dict):
+        raise _fail(path, "must be a table of draw styles", rid, "draw_style")
+    bad = [k for k in styles if k not in DRAW_STYLES]
+    if bad:
+        raise _fail(path, f"unknown draw style {bad[0]!r} (known: {', '.join(DRAW_STYLES)})", rid, "draw_style")
+    kw["draw_style"] = MappingProxyType(
+        {k: _parse_thresholds(path, rid, v, f"draw_style.{k}") for k, v in styles.items()}
+    )
     if "norm" in raw:
         kw["norm"] = _number(path, rid, "norm", raw["norm"])
     for key, lo, hi in (("min_duration_s", 0.0, 10.0), ("min_visibility", 0.0, 1.0)):
@@ -227,7 +248,6 @@ def load_pack(path: str | Path | None = None) -> RulePack:
 
 
 TOLERANCE = MappingProxyType({"beginner": 1.5, "club": 1.0, "elite": 0.75})
-DRAW_STYLES = ("thumb", "mediterranean")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,12 +276,14 @@ class Profile:
         }
 
     def apply(self, pack: RulePack) -> RulePack:
-        """The pack as this archer is judged by: tolerance scaling, then explicit overrides."""
+        """The pack as this archer is judged by: the draw style's thresholds (e.g. the thumb draw of 射經
+        anchors lower, toward the collarbone), then tolerance scaling, then explicit overrides.
+        Handedness needs nothing here: every metric reads bow_/draw_ points through the Body's SideMap."""
         factor = TOLERANCE[self.tolerance]
         rules = []
         for r in pack.rules:
             if r.observable:
-                th = r.thresholds.scaled(factor, r.norm)
+                th = r.draw_style.get(self.draw_style, r.thresholds).scaled(factor, r.norm)
                 ov = self.overrides.get(r.id, {})
                 if ov:
                     vals = {k: getattr(th, k) for k in THRESHOLD_KEYS}

@@ -33,7 +33,9 @@ def _s(*faults: str) -> ShotSpec:
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
-        Scenario("clean_rh_3shots", "Right-handed archer, three clean shots, face-on, plain wall.", (CLEAN,) * 3, seed=11),
+        Scenario(
+            "clean_rh_3shots", "Right-handed archer, three clean shots, face-on, plain wall.", (CLEAN,) * 3, seed=11
+        ),
         Scenario(
             "clean_lh",
             "Left-handed archer, two clean shots, face-on, cluttered background, 60 fps.",
@@ -98,7 +100,13 @@ SCENARIOS: dict[str, Scenario] = {
             cluttered=True,
             seed=20,
         ),
-        Scenario("downline", "Clean right-handed archer, two shots, down-line camera.", (CLEAN,) * 2, view="down-line", seed=21),
+        Scenario(
+            "downline",
+            "Clean right-handed archer, two shots, down-line camera.",
+            (CLEAN,) * 2,
+            view="down-line",
+            seed=21,
+        ),
         Scenario(
             "stance_high",
             "High camera looking down; ding_ba_stance: front foot turned 88 deg off the target line (shot 1), "

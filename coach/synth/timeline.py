@@ -192,7 +192,12 @@ def build_timeline(
             keys.append(Key(t + ft_d, dead))
         elif "follow_through_drop" in f:
             drop = with_(
-                hold_end, **let_go, draw_x=-0.22, draw_y=-0.34, draw_z=0.14, draw_elbow_rel=60.0,
+                hold_end,
+                **let_go,
+                draw_x=-0.22,
+                draw_y=-0.34,
+                draw_z=0.14,
+                draw_elbow_rel=60.0,
                 draw_elbow_rel_weight=0.0,
             )
             keys.append(Key(t + 1.0 / fps, with_(hold_end, **let_go)))
