@@ -42,9 +42,35 @@ class ClipResult:
         return not self.truth_faults
 
 
-def _analyse(mp4: Path, cache: Path | None, pack, profile):
-    from coach.pipeline import analyze_track, analyze_video
+def _truth_phase_report(track, truth: dict, pack, profile):
+    """Judge the rules on the sidecar's own shot phases, so rule accuracy is measured apart from the phase
+    tracker's (coach/phases.py) errors."""
+    from types import SimpleNamespace
 
+    from coach.analyzer import Analyzer
+
+    a = Analyzer(track.fps, track.width, track.height, pack=pack, profile=profile, source=track.source)
+    for pf in track.frames:
+        a.push_pose(pf)
+    a.finish()
+    a.shots.clear()
+    for s in truth["shots"]:
+        a._complete(SimpleNamespace(**s, complete=True, release_source="truth"))
+    return a.report()
+
+
+def _analyse(mp4: Path, cache: Path | None, pack, profile, truth: dict | None = None):
+    from coach.pipeline import analyze_track, analyze_video
+    from coach.pose_frame import load_posetrack
+
+    if truth is not None:
+        if cache is None:
+            raise SystemExit("rule_accuracy: --truth-phases needs --pose-cache")
+        track = cache / f"{mp4.stem}.pose.json"
+        if not track.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            analyze_video(mp4, pack=pack, profile=profile, save_pose=track)
+        return _truth_phase_report(load_posetrack(track), truth, pack, profile)
     if cache is not None:
         track = cache / f"{mp4.stem}.pose.json"
         if track.exists() and track.stat().st_mtime >= mp4.stat().st_mtime:
@@ -70,12 +96,14 @@ def _pair_shots(report_shots, truth_shots, tol_frames: float) -> dict[int, int]:
     return pairs
 
 
-def evaluate_clip(mp4: Path, cache: Path | None, pack, profile, match_s: float) -> ClipResult:
+def evaluate_clip(
+    mp4: Path, cache: Path | None, pack, profile, match_s: float, truth_phases: bool = False
+) -> ClipResult:
     from coach.results import FAULT, NOT_ASSESSABLE
 
     truth = json.loads(mp4.with_suffix(".truth.json").read_text(encoding="utf-8"))
     t0 = time.perf_counter()
-    report = _analyse(mp4, cache, pack, profile)
+    report = _analyse(mp4, cache, pack, profile, truth if truth_phases else None)
     secs = time.perf_counter() - t0
     by_id = pack.by_id
     fam = {r.id: r.reports_as for r in pack.rules}
@@ -128,9 +156,7 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
         for key in c.truth_faults - c.found:
             fn[key[0]] += 1
     lines.append(f"{'rule':24} {'TP':>3} {'FP':>3} {'FN':>3}  precision recall")
-    rules = [r for r in families if tp[r] or fp[r] or fn[r]] + sorted(
-        {k for k in (*tp, *fp, *fn) if k not in families}
-    )
+    rules = [r for r in families if tp[r] or fp[r] or fn[r]] + sorted({k for k in (*tp, *fp, *fn) if k not in families})
     for r in rules:
         p, n = tp[r] + fp[r], tp[r] + fn[r]
         lines.append(f"{r:24} {tp[r]:>3} {fp[r]:>3} {fn[r]:>3}  {_ratio(tp[r], p):>9} {_ratio(tp[r], n):>6}")
@@ -176,7 +202,12 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
 
 
 def run(
-    videos: Path, clips: list[str] | None, cache: Path | None, match_s: float = 0.5, profile=None
+    videos: Path,
+    clips: list[str] | None,
+    cache: Path | None,
+    match_s: float = 0.5,
+    profile=None,
+    truth_phases: bool = False,
 ) -> tuple[str, dict]:
     from posture_rules.pack import Profile, load_pack
 
@@ -193,7 +224,7 @@ def run(
         raise SystemExit(f"rule_accuracy: no *.mp4 with a .truth.json sidecar in {videos}")
     results = []
     for mp4 in mp4s:
-        results.append(evaluate_clip(mp4, cache, pack, profile, match_s))
+        results.append(evaluate_clip(mp4, cache, pack, profile, match_s, truth_phases))
         print(f"analysed {mp4.name} in {results[-1].seconds:.1f} s", file=sys.stderr, flush=True)
     families = list(dict.fromkeys(r.reports_as for r in pack.observable))
     return summarise(results, families)
@@ -205,6 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", default=None, help="comma-separated clip names (default: all)")
     ap.add_argument("--pose-cache", default=None, metavar="DIR", help="save / reuse pose tracks here")
     ap.add_argument("--match-s", type=float, default=0.5, help="max release-time gap to pair a shot (s)")
+    ap.add_argument(
+        "--truth-phases",
+        action="store_true",
+        help="judge on the sidecar's shot phases instead of the phase tracker's (isolates rule accuracy)",
+    )
     ap.add_argument("--json", default=None, metavar="OUT", help="also write the summary as JSON")
     args = ap.parse_args(argv)
     text, summary = run(
@@ -212,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         [c for c in args.clips.split(",") if c] if args.clips else None,
         Path(args.pose_cache) if args.pose_cache else None,
         args.match_s,
+        truth_phases=args.truth_phases,
     )
     print(text)
     if args.json:

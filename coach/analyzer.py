@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from posture_rules.pack import Profile, RulePack, load_pack
 
@@ -28,6 +28,9 @@ from .pose_frame import PoseFrame
 from .results import FrameResult, SessionReport, ShotResult
 
 ShotListener = Callable[[ShotResult, "Analyzer"], None]
+FrameListener = Callable[[FrameResult], None]
+# (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)
+ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
 
 
 class Analyzer:
@@ -43,6 +46,8 @@ class Analyzer:
         estimator: PoseEstimator | None = None,
         source: str = "",
         on_shot: Iterable[ShotListener] = (),
+        on_frame: Iterable[FrameListener] = (),
+        release_refiner: ReleaseRefiner | None = None,
     ):
         self.fps, self.width, self.height = fps, width, height
         self.profile = profile or Profile()
@@ -52,6 +57,9 @@ class Analyzer:
         self.estimator = estimator
         self.source = source
         self.listeners = list(on_shot)
+        # Every analysed frame, including those finish() flushes from the smoother (renderers, live views).
+        self.frame_listeners = list(on_frame)
+        self.release_refiner = release_refiner  # applied to each completed shot before it is judged
         handed = self.profile.handedness
         self.bodies = BodyStream(fps, width, height, mode, handed or "right")
         self.tracker = PhaseTracker(handedness=handed)
@@ -98,6 +106,8 @@ class Analyzer:
 
     def _analyse(self, body: Body) -> FrameResult:
         self._time_of[body.index] = body.t_s
+        # Times are only looked up for frames still in the engine's buffer: keep memory flat in video length.
+        self._time_of.pop(body.index - self.engine.buffer.maxlen, None)
         r = torso_ratio(body)
         if not math.isnan(r):
             self._ratios.append(r)
@@ -110,7 +120,10 @@ class Analyzer:
         vals, active = self.engine.push(body, upd.phase.value, self._view)
         for sp in upd.completed:
             self._complete(sp)
-        return FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
+        result = FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
+        for listener in self.frame_listeners:
+            listener(result)
+        return result
 
     def _learn_handedness(self, handedness: str) -> None:
         """The first anchor tells which hand draws; re-label what is buffered so the shot is judged right."""
@@ -130,6 +143,8 @@ class Analyzer:
         return est.view if est.confidence > 0 else self._view
 
     def _complete(self, sp: ShotPhases) -> ShotResult:
+        if self.release_refiner is not None and sp.release_frame is not None:
+            sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         findings, measures = self.engine.judge_shot(sp, view)
         shot = ShotResult(
@@ -145,6 +160,7 @@ class Analyzer:
             measures=measures,
             complete=sp.complete,
             release_source=getattr(sp, "release_source", "pose"),
+            flight_time_s=getattr(sp, "flight_time_s", None),
         )
         self.shots.append(shot)
         for listener in self.listeners:

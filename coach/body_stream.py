@@ -2,6 +2,12 @@
 
 Live uses the causal One-Euro filter (no waiting); recorded video uses the centred window, which delays
 its output by `lag` frames but adds no phase lag. Everything downstream sees only Body objects.
+
+Before smoothing, MediaPipe's glitches are taken out of the raw points: frames where the upper body folds
+(shoulders snapping together) lose their upper body and a mirrored upper body (shoulders ordered against
+the hips) gets its left/right labels back (`UpperBodyGuard`, both modes, causal); in
+recorded video 1-3 frame jumps are replaced by the median of their ±3-frame window (`Despiker`, which adds
+its own 3 frames of delay). `Body.raw_xy` carries the cleaned, unsmoothed points.
 """
 
 from __future__ import annotations
@@ -11,10 +17,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .filters import CenteredSmoother, OneEuroFilter
+from .filters import UPPER_BODY, CenteredSmoother, Despiker, OneEuroFilter, UpperBodyGuard
 from .kinematics import Body, ShoulderWidth
 from .landmarks import N_LANDMARKS, SIDES, SideMap
 from .pose_frame import PoseFrame, PoseTrack
+
+VIS_MIN = 0.3
+VIS_MIN_MIRRORED = 0.1
 
 
 class BodyStream:
@@ -26,7 +35,10 @@ class BodyStream:
         self._scale = np.array([width, height], dtype=float)
         self._centered = CenteredSmoother(fps) if mode == "recorded" else None
         self._one_euro = OneEuroFilter() if mode == "live" else None
-        self._pending: deque[tuple[int, float, np.ndarray, np.ndarray]] = deque()
+        self._guard = UpperBodyGuard()
+        self._despike = Despiker() if mode == "recorded" else None
+        self._pending: deque[tuple[int, float, np.ndarray]] = deque()  # (index, t_ms, vis) awaiting output
+        self._clean: deque[np.ndarray] = deque()  # despiked raw points awaiting the smoother
         self._sw = ShoulderWidth(window=int(max(fps, 1) * 3))
         self._xy = np.empty((N_LANDMARKS, 2))
         self._nan_xy = np.full((N_LANDMARKS, 2), np.nan)
@@ -34,7 +46,7 @@ class BodyStream:
 
     @property
     def lag(self) -> int:
-        return self._centered.lag if self._centered else 0
+        return self._centered.lag + self._despike.k if self._centered else 0
 
     def set_handedness(self, handedness: str) -> None:
         self.sides = SIDES[handedness]
@@ -45,23 +57,36 @@ class BodyStream:
         else:
             np.multiply(pf.landmarks[:, :2], self._scale, out=self._xy)
             raw, vis = self._xy.copy(), pf.landmarks[:, 3].copy()
+            repaired = self._guard(raw, vis, pf.t_ms / 1000.0)
             # Landmarks MediaPipe itself doubts are treated as missing before smoothing, so a guessed
-            # wrist behind the bow does not drag the smoothed one.
-            raw[vis < 0.3] = np.nan
+            # wrist behind the bow does not drag the smoothed one. In a frame it misread as facing away,
+            # its visibilities describe that misreading (the "hidden" arm is the one in plain view).
+            doubt = vis < VIS_MIN
+            if repaired == "mirrored":
+                doubt[UPPER_BODY] = vis[UPPER_BODY] < VIS_MIN_MIRRORED
+            raw[doubt] = np.nan
         if self._one_euro is not None:
             return [self._make(pf.index, pf.t_ms, self._one_euro(raw, pf.t_ms / 1000.0), vis, raw)]
-        self._pending.append((pf.index, pf.t_ms, vis, raw))
-        sm = self._centered.push(raw)
-        return [] if sm is None else [self._emit(sm)]
+        self._pending.append((pf.index, pf.t_ms, vis))
+        clean = self._despike.push(raw, self._guard.scale)
+        return [] if clean is None else self._smooth(clean)
 
     def flush(self) -> list[Body]:
         if self._centered is None:
             return []
-        return [self._emit(sm) for sm in self._centered.flush()]
+        out = []
+        for clean in self._despike.flush():
+            out += self._smooth(clean)
+        return out + [self._emit(sm) for sm in self._centered.flush()]
+
+    def _smooth(self, clean: np.ndarray) -> list[Body]:
+        self._clean.append(clean)
+        sm = self._centered.push(clean)
+        return [] if sm is None else [self._emit(sm)]
 
     def _emit(self, smoothed: np.ndarray) -> Body:
-        index, t_ms, vis, raw = self._pending.popleft()
-        return self._make(index, t_ms, smoothed, vis, raw)
+        index, t_ms, vis = self._pending.popleft()
+        return self._make(index, t_ms, smoothed, vis, self._clean.popleft())
 
     def _make(self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray) -> Body:
         sw = self._sw.update(xy, vis)

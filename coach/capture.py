@@ -1,9 +1,10 @@
 """Frames from any OpenCV source — a camera index, a file, a URL — each with its index and container time.
 
 Time comes from the container (CAP_PROP_POS_MSEC), never the wall clock: frames are dropped live and
-phone videos have variable frame rates. OpenCV applies the rotation metadata of phone videos itself
-(CAP_PROP_ORIENTATION_AUTO, on by default in OpenCV ≥ 4.5); we turn it on explicitly so a build that
-defaults otherwise still gives upright frames.
+phone videos have variable frame rates. Phone videos carry their rotation in the container (the track
+matrix); OpenCV can apply it, but the opencv-contrib-python build that mediapipe brings has
+CAP_PROP_ORIENTATION_AUTO off by default, so we turn it on — otherwise a portrait video arrives on its side
+and MediaPipe finds no upright person.
 """
 
 from __future__ import annotations

@@ -30,19 +30,41 @@ def cmd_analyze(args) -> int:
 
     pack = load_pack(args.rules)
     profile = _profile(args)
-    if args.pose_track:
-        report = analyze_track(args.pose_track, pack=pack, profile=profile)
-        source = args.pose_track
-    else:
-        if not args.video:
-            raise CoachError(None, "give a video file, or --pose-track FILE")
-        report = analyze_video(args.video, pack=pack, profile=profile, model=args.model, save_pose=args.save_pose)
-        source = args.video
+    source = args.pose_track or args.video
+    if not source:
+        raise CoachError(None, "give a video file, or --pose-track FILE")
+    recorder = None
+    if args.archer:  # record into the session store as the analysis goes (coach/store.py)
+        from .store_cli import start_recording
+
+        recorder, profile = start_recording(args, pack, profile, source)
+    listeners = [recorder.on_shot] if recorder else []
+    try:
+        if args.pose_track:
+            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
+        else:
+            report = analyze_video(
+                args.video,
+                pack=pack,
+                profile=profile,
+                model=args.model,
+                save_pose=args.save_pose,
+                on_shot=listeners,
+                audio=args.audio,
+            )
+        if recorder:
+            recorder.finish(report)
+    finally:
+        if recorder:
+            recorder.close()
+            recorder.store.close()
     if args.json:
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_report(report, profile.apply(pack)))
+    if recorder:
+        print(f"\nrecorded as session {recorder.sid} for {recorder.archer.name} in {recorder.store.path}")
     require_person(report, source)
     return 0
 
@@ -50,12 +72,11 @@ def cmd_analyze(args) -> int:
 def cmd_rules(args) -> int:
     from posture_rules.pack import load_pack
 
-    from .rulebook_text import format_pack
+    from .rulebook_text import check_summary, format_pack
 
     pack = load_pack(args.check or args.rules)
     if args.check:
-        n = len(pack.rules)
-        print(f"{args.check}: OK — pack {pack.id} {pack.version}, {n} rules ({len(pack.observable)} observable)")
+        print(check_summary(pack, args.check))
         return 0
     print(format_pack(pack))
     return 0
@@ -79,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
     a.add_argument("--save-pose", metavar="TRACK.json", help="save the landmarks as a coach.posetrack/1 file")
     a.add_argument("--pose-track", metavar="TRACK.json", help="re-analyse a saved pose track (no model run)")
+    a.add_argument(
+        "--audio",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time each release by the string's sound where the video has audio (default: on)",
+    )
+    a.add_argument("--archer", metavar="NAME", help="record the session for this archer in the store (--db)")
+    a.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
     _common(a)
     a.set_defaults(func=cmd_analyze)
 
@@ -104,7 +133,14 @@ def _plugins() -> list[Callable]:
     return out
 
 
-EXTRA_COMMANDS = MappingProxyType({"coach.synth.cli": "register"})
+EXTRA_COMMANDS = MappingProxyType(
+    {
+        "coach.synth.cli": "register",
+        "coach.store_cli": "register",
+        "coach.live.cli": "register",
+        "coach.batch_cli": "register",
+    }
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,18 @@ from .results import FAULT, NOT_ASSESSABLE, PASS, Finding
 SETTLE_S = 0.3  # the first moments at anchor are "full draw"; the plateau after them is the "hold"
 SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
 MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
+# The consistency block of every session report, whether or not a rule judges the measure.
+SESSION_MEASURES = (
+    "draw_length_cv",
+    "anchor_spread",
+    "draw_time_mean",
+    "draw_time_sd",
+    "hold_time_mean",
+    "hold_time_sd",
+    "release_interval_mean",
+    "release_interval_cv",
+)
+UNMEASURABLE = "landmarks hidden, out of frame, or foreshortened"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 
 
@@ -195,7 +207,7 @@ class RuleEngine:
         frames = ShotFrames(
             [s.body for s in samples if s.body.index >= first],
             first,
-            shot.draw_start_frame if shot.draw_start_frame is not None else first,
+            shot.draw_start_frame,  # None when unknown: the draw time is then not measurable
             shot.anchor_frame,
             shot.release_frame,
             shot.end_frame,
@@ -240,9 +252,7 @@ class RuleEngine:
             vals = _relative(vals, float(np.median(base)))
         ok = ~np.isnan(vals)
         if len(vals) == 0 or ok.mean() < MIN_ASSESSABLE:
-            return Finding(
-                r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "landmarks hidden or out of frame"
-            )
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, UNMEASURABLE)
         frames = [s.body.index for s in inside]
         spans = fault_spans(r, frames, [s.body.t_ms for s in inside], vals)
         in_fault = np.zeros(len(vals), dtype=bool)
@@ -280,10 +290,7 @@ class RuleEngine:
             for k, v in s.measures.items():
                 per_shot.setdefault(k, []).append(v)
         releases = [s.times_s.get("release_at") for s in shots if s.release_frame is not None]
-        measures = {
-            m: float(METRICS[m].fn(per_shot, releases))
-            for m in ("draw_length_cv", "anchor_spread", "draw_time_sd", "hold_time_sd", "release_interval_cv")
-        }
+        measures = {m: float(METRICS[m].fn(per_shot, releases)) for m in SESSION_MEASURES}
         findings = []
         for r in self.session_rules:
             v = measures.get(r.metric)

@@ -7,6 +7,7 @@ kinematics. Live must be causal; a recording can afford zero phase lag, which ke
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from types import MappingProxyType
 
@@ -62,6 +63,146 @@ class OneEuroFilter:
         self._x[valid] += upd[valid]
         self._x[~valid] = np.nan
         return self._x.copy()
+
+
+UPPER_BODY = slice(11, 23)  # MediaPipe shoulders, elbows, wrists and hand points, as (left, right) pairs
+LOWER_BODY = slice(23, 33)  # hips, knees, ankles, heels, toes
+L_SH, R_SH, L_HIP, R_HIP = 11, 12, 23, 24
+
+
+def body_scale(xy: np.ndarray) -> float:
+    """Pixels per body unit of one frame: the shoulder width, floored by 0.45 torso lengths (oblique views)."""
+    w = math.hypot(*(xy[L_SH] - xy[R_SH]))
+    torso = math.hypot(*((xy[L_SH] + xy[R_SH] - xy[L_HIP] - xy[R_HIP]) * 0.5))
+    if math.isnan(torso):
+        return w
+    return torso * 0.45 if math.isnan(w) else max(w, torso * 0.45)
+
+
+def _mirror_pairs(a: np.ndarray, sl: slice) -> None:
+    """Swap the left/right labels of the (left, right) index pairs in a[sl], in place."""
+    a[sl] = a[sl].reshape(-1, 2, *a.shape[1:])[:, ::-1].reshape(-1, *a.shape[1:])
+
+
+class UpperBodyGuard:
+    """Repairs or drops the upper body of frames where MediaPipe folds it. Causal, so live and recorded alike.
+
+    - Mirror: the left/right order of the shoulders (or of the hips), seen wide, is against the order of
+      the last `order_s` seconds. MediaPipe takes the archer for facing away, the arms swapping sides with
+      the shoulders; the labels are swapped back. A real turn away lasts: after `mirror_max_s` of swapping
+      the new order is taken as the archer's.
+    - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
+      them: the upper body is dropped. The reference is the median width of the last accepted frames; after
+      `max_s` of rejection the new width is accepted (the archer did turn).
+    """
+
+    WIDE = 0.15  # shoulders or hips at least this share of the torso length apart: their order is clear
+
+    def __init__(
+        self, ratio: float = 0.6, max_s: float = 1.0, window: int = 15, order_s: float = 3.0, mirror_max_s: float = 2.0
+    ):
+        self.ratio = ratio
+        self.max_s = max_s
+        self.order_s = order_s
+        self.mirror_max_s = mirror_max_s
+        self._ref: deque[float] = deque(maxlen=window)
+        self._ok_t = -math.inf
+        # per part: (t, sign of left-minus-right x) of recent unrepaired frames, and when swapping began
+        self._signs: dict[str, deque[tuple[float, float]]] = {"shoulders": deque(), "hips": deque()}
+        self._swap_since: dict[str, float | None] = {"shoulders": None, "hips": None}
+        self.scale: float = math.nan  # median body scale (px) of recent accepted frames, for the despiker
+        self._scales: deque[float] = deque(maxlen=window)
+
+    def _unmirror(self, part: str, dx: float, torso: float, t_s: float, xy: np.ndarray, vis: np.ndarray) -> bool:
+        if not abs(dx) >= self.WIDE * torso:
+            return False
+        signs = self._signs[part]
+        while signs and t_s - signs[0][0] > self.order_s:
+            signs.popleft()
+        sign = math.copysign(1.0, dx)
+        order = sum(s for _, s in signs)
+        since = self._swap_since[part]
+        if order * sign < 0 and (since is None or t_s - since <= self.mirror_max_s):
+            self._swap_since[part] = t_s if since is None else since
+            sl = UPPER_BODY if part == "shoulders" else LOWER_BODY
+            _mirror_pairs(xy, sl)
+            _mirror_pairs(vis, sl)
+            return True
+        if order * sign < 0:  # swapped for too long: the archer turned; follow the new order
+            signs.clear()
+        self._swap_since[part] = None
+        signs.append((t_s, sign))
+        return False
+
+    def __call__(self, xy: np.ndarray, vis: np.ndarray, t_s: float) -> str | None:
+        """Repair `xy` and `vis` in place; returns "mirrored", "collapsed" or None."""
+        what = None
+        torso = math.hypot(*((xy[L_SH] + xy[R_SH] - xy[L_HIP] - xy[R_HIP]) * 0.5))
+        if not math.isnan(torso):
+            if self._unmirror("shoulders", xy[L_SH, 0] - xy[R_SH, 0], torso, t_s, xy, vis):
+                what = "mirrored"
+            if self._unmirror("hips", xy[L_HIP, 0] - xy[R_HIP, 0], torso, t_s, xy, vis):
+                what = "mirrored"
+        w = math.hypot(*(xy[L_SH] - xy[R_SH]))
+        if math.isnan(w):
+            return what
+        if self._ref and w < self.ratio * float(np.median(self._ref)) and t_s - self._ok_t <= self.max_s:
+            xy[UPPER_BODY] = np.nan
+            return "collapsed"
+        self._ref.append(w)
+        self._ok_t = t_s
+        sc = body_scale(xy)
+        if not math.isnan(sc):
+            self._scales.append(sc)
+            self.scale = float(np.median(self._scales))
+        return what
+
+
+class Despiker:
+    """Centred Hampel-style despike for recorded video: a point farther than `spike` body units from the
+    median of its ±k-frame window is replaced by that median. A monotone move (a release) is its own
+    median and passes unchanged; a 1-3 frame jump or wrist swap does not. Delays its output by k frames."""
+
+    def __init__(self, k: int = 3, spike: float = 0.3):
+        self.k = k
+        self.spike = spike
+        self._win: deque[tuple[np.ndarray, float]] = deque(maxlen=2 * k + 1)
+        self._count = 0
+
+    def push(self, x: np.ndarray, scale: float) -> np.ndarray | None:
+        """Add frame t (pixels, with the body scale in px); returns the despiked frame t - k once known."""
+        self._win.append((x, scale))
+        self._count += 1
+        if self._count <= self.k:
+            return None
+        return self._centre(len(self._win) - 1 - self.k)
+
+    def flush(self) -> list[np.ndarray]:
+        out = []
+        n = min(self.k, self._count)
+        for j in range(n):
+            out.append(self._centre(len(self._win) - n + j))
+        return out
+
+    def _centre(self, c: int) -> np.ndarray:
+        x, scale = self._win[c]
+        if len(self._win) < 3 or math.isnan(scale):
+            return x
+        stack = np.stack([w for w, _ in self._win])
+        # NaN-aware median without np.nanmedian (slow on small windows): NaN sorts last.
+        srt = np.sort(stack, axis=0)
+        n_ok = (~np.isnan(stack)).sum(axis=0)
+        lo = np.take_along_axis(srt, np.maximum(n_ok - 1, 0)[None] // 2, axis=0)[0]
+        hi = np.take_along_axis(srt, (n_ok // 2)[None], axis=0)[0] if len(srt) else lo
+        med = (lo + hi) * 0.5
+        with np.errstate(invalid="ignore"):
+            dev = np.hypot(*(x - med).T)
+        bad = (dev > self.spike * scale) & (n_ok[:, 0] >= 3)
+        if not bad.any():
+            return x
+        out = x.copy()
+        out[bad] = med[bad]
+        return out
 
 
 class CenteredSmoother:

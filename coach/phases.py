@@ -27,6 +27,9 @@ from .landmarks import INDEX, LEFT_SHOULDER, NOSE, RIGHT_SHOULDER
 
 L_WRIST, R_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
 L_HIP, R_HIP = INDEX["left_hip"], INDEX["right_hip"]
+# Where the draw hand may anchor: the nose for an under-chin anchor; the mouth corners and ears for a side
+# anchor with the head turned to the target (the nose then points away from the draw hand).
+FACE_POINTS = [NOSE, INDEX["mouth_left"], INDEX["mouth_right"], INDEX["left_ear"], INDEX["right_ear"]]
 
 # --- body unit -------------------------------------------------------------------------------------------
 # Body.sw (a running percentile of the projected shoulder width) collapses in oblique views, where the far
@@ -36,14 +39,21 @@ L_HIP, R_HIP = INDEX["left_hip"], INDEX["right_hip"]
 TORSO_TO_SW_MIN = 0.45
 
 # --- anchor (full draw) ----------------------------------------------------------------------------------
-ANCHOR_FACE_MAX_SW = 0.9  # draw wrist to nose at anchor; under-jaw anchors put the wrist ~0.5 below the nose
+ANCHOR_FACE_MAX_SW = 0.9  # draw wrist to the nearest face point; under-jaw anchors put it ~0.5 below the nose
+# The draw hand has come back to the face: its offset from the nose along the nose-to-bow-hand direction.
+# At the set (end of the raise) the hand is in front of the face, +0.3..+1.4 SW towards the bow; at the
+# anchor -0.2..-0.7 face-on (real and synthetic archers), -0.03..+0.07 down-line; a set right at the
+# chin reaches +0.12.
+ANCHOR_AHEAD_MAX_SW = 0.1
 ANCHOR_SPAN_MIN_SW = 1.4  # wrist-to-wrist at full draw: an extended bow arm plus a hand at the face
 ARM_OUT_MIN_SW = 1.2  # the bow wrist is this far from the nose when the arm is extended
-BOW_BELOW_SHOULDER_MAX_SW = 0.6  # how far below the shoulder line the bow wrist may be at full draw
+BOW_BELOW_SHOULDER_MAX_SW = 1.5  # how far below the shoulder line the bow wrist may be at full draw (a bow
+# arm held 30 deg low, ti_shou, puts it ~1.15 below)
 ANCHOR_SPAN_SPEED_SW_S = 0.8  # "the span stops growing": noisy 2D points never reach the brief's 0.05 SW/s
 ANCHOR_HAND_SPEED_SW_S = 0.8  # ... and the draw hand has stopped at the face
 ANCHOR_CONFIRM_S = 0.2  # the anchor condition must hold this long, so a hand passing the face is not one
 DERIV_HALF_S = 0.07  # half-window of the centred differences (±2 frames at 30 fps)
+DERIV_MAX_GAP_S = 0.25  # live: widen to the nearest frame up to this far when frames were dropped
 
 # --- look-back for the raise and the draw start ----------------------------------------------------------
 LOOKBACK_S = 6.0  # the longest raise + draw looked back over from the anchor
@@ -66,7 +76,9 @@ RELEASE_ONSET_BACK_S = 0.2  # the onset lies at most this far before the detecte
 HOLD_REF_S = 0.5  # the anchor position is the median of the draw wrist over this much of the hold
 HOLD_REF_GAP_S = 0.1  # ... ending this long before the jump, so the jump itself is not in it
 ANCHOR_SPAN_TOL_SW = 0.2  # the anchor is where the span first comes within this of the hold's span
-LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down
+LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down,
+LET_DOWN_DROP_SW = 0.6  # ... and this far below where it was at the anchor (a low bow arm is not a let-down)
+LOWERED_DROP_SW = 0.5  # follow-through: the bow arm is down when this far below its anchor height
 
 # --- follow-through --------------------------------------------------------------------------------------
 FULL_DRAW_S = 0.2  # the "full draw" phase is the anchor moment; after it, the hold
@@ -105,7 +117,8 @@ class ShotPhases:
     handedness: str
     hold_start_frame: int  # first frame of the hold (the full-draw moment is anchor..hold_start-1)
     follow_start_frame: int | None  # first frame of the follow-through
-    release_source: str = "pose"
+    release_source: str = "pose"  # "sound+pose" when the string's sound refined it (coach/audio.py)
+    flight_time_s: float | None = None  # release to the arrow heard hitting (sound only)
 
     @property
     def hold_ms(self) -> float | None:
@@ -144,6 +157,7 @@ class _Frame:
     lw: np.ndarray  # left wrist (2,), relative to the shoulder midpoint, in U; NaN if missing
     rw: np.ndarray
     nose: np.ndarray
+    face: np.ndarray  # (len(FACE_POINTS), 2) nose, mouth corners, ears; NaN rows where missing
     raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
     raw_rw: np.ndarray
 
@@ -167,6 +181,7 @@ def _unit(body: Body) -> float:
 
 
 _NAN2 = np.full(2, np.nan)
+_NAN_FACE = np.full((len(FACE_POINTS), 2), np.nan)
 
 
 def _frame(body: Body) -> _Frame | None:
@@ -175,7 +190,7 @@ def _frame(body: Body) -> _Frame | None:
     origin = (xy[LEFT_SHOULDER] + xy[RIGHT_SHOULDER]) * 0.5
     if math.isnan(u) or u <= 0 or np.isnan(origin).any():
         return None
-    rel = (xy[[L_WRIST, R_WRIST, NOSE]] - origin) / u
+    rel = (xy[[L_WRIST, R_WRIST, *FACE_POINTS]] - origin) / u
     if body.raw_xy is not None:
         raw = body.raw_xy
         raw_origin = (raw[LEFT_SHOULDER] + raw[RIGHT_SHOULDER]) * 0.5
@@ -184,7 +199,7 @@ def _frame(body: Body) -> _Frame | None:
         raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
     else:
         raw_rel = rel[:2]
-    return _Frame(body.index, body.t_ms / 1000.0, rel[0], rel[1], rel[2], raw_rel[0], raw_rel[1])
+    return _Frame(body.index, body.t_ms / 1000.0, rel[0], rel[1], rel[2], rel[2:], raw_rel[0], raw_rel[1])
 
 
 def _dist(a: np.ndarray, b: np.ndarray) -> float:
@@ -204,21 +219,43 @@ def _rate(buf: Sequence[_Frame], i: int, value: Callable[[_Frame], float]) -> fl
     hi = i
     while hi < len(buf) - 1 and buf[hi + 1].t - t0 <= DERIV_HALF_S + 1e-6:
         hi += 1
+    # Live capture drops frames: with no neighbour inside the window, use the nearest one (if recent enough),
+    # so a 10-15 fps analysis still has speeds. At the full rate the window always has its neighbours.
+    if lo == i and i > 0 and t0 - buf[i - 1].t <= DERIV_MAX_GAP_S:
+        lo = i - 1
+    if hi == i and i < len(buf) - 1 and buf[i + 1].t - t0 <= DERIV_MAX_GAP_S:
+        hi = i + 1
     if hi == lo:
         return math.nan
     return (value(buf[hi]) - value(buf[lo])) / (buf[hi].t - buf[lo].t)
 
 
+def _face_dist(f: _Frame, p: np.ndarray) -> float:
+    """Distance from p to the nearest visible face point (NaN if none)."""
+    d = np.hypot(*(f.face - p).T)
+    return math.nan if np.isnan(d).all() else float(np.nanmin(d))
+
+
+def _ahead(f: _Frame, handedness: str) -> float:
+    """How far the draw wrist is in front of the nose, towards the bow hand (negative: behind the face)."""
+    bow, draw = f.wrists(handedness)
+    v = bow - f.nose
+    n = math.hypot(v[0], v[1])
+    return math.nan if not n > 0 else float((draw - f.nose) @ v) / n
+
+
 def anchor_pose(f: _Frame, handedness: str) -> bool:
-    """One wrist at the face and the other arm out, about level with the shoulders (stillness aside)."""
+    """One wrist at the face (back from the set, not in front of it) and the other arm out, about level with
+    the shoulders (stillness aside)."""
     bow, draw = f.wrists(handedness)
     if np.isnan(bow[0]) or np.isnan(draw[0]) or np.isnan(f.nose[0]):
         return False
     return (
-        _dist(draw, f.nose) < ANCHOR_FACE_MAX_SW
+        _face_dist(f, draw) < ANCHOR_FACE_MAX_SW
         and _dist(bow, f.nose) > ARM_OUT_MIN_SW
         and _dist(bow, draw) > ANCHOR_SPAN_MIN_SW
         and bow[1] < BOW_BELOW_SHOULDER_MAX_SW
+        and _ahead(f, handedness) < ANCHOR_AHEAD_MAX_SW
     )
 
 
@@ -326,6 +363,7 @@ class _OpenShot:
     draw_at: tuple[int, float]
     anchor_at: tuple[int, float]
     handedness: str
+    bow_y: float = 0.0  # the bow wrist's height at the anchor (U below the shoulder line)
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
     spans: deque[tuple[int, float, float]] = field(default_factory=lambda: deque(maxlen=BUFFER_MAX_FRAMES))
@@ -359,7 +397,7 @@ class PhaseTracker:
         done: list[ShotPhases] = []
         if f is None:
             # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
-            f = _Frame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN2, _NAN2)
+            f = _Frame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN_FACE, _NAN2, _NAN2)
         self._buf.append(f)
         while self._buf and f.t - self._buf[0].t > BUFFER_S:
             self._buf.popleft()
@@ -422,12 +460,15 @@ class PhaseTracker:
             floor_i += 1
         raise_i, draw_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
         a = buf[anchor_i]
+        bow_ys = [g.wrists(self.handedness)[0][1] for g in buf[anchor_i:]]
+        bow_ys = [y for y in bow_ys if not math.isnan(y)]
         self._shot = _OpenShot(
             index=self._shots,
             raise_at=(buf[raise_i].index, buf[raise_i].t),
             draw_at=(buf[draw_i].index, buf[draw_i].t),
             anchor_at=(a.index, a.t),
             handedness=self.handedness,
+            bow_y=float(np.median(bow_ys)) if bow_ys else 0.0,
         )
         # The hold's spans start at the anchor, not at its (delayed) confirmation.
         for g in buf[anchor_i:]:
@@ -467,7 +508,7 @@ class PhaseTracker:
         span = _span(f)
         if not math.isnan(span):
             self._shot.spans.append((f.index, f.t, span))
-        if not np.isnan(bow[1]) and bow[1] > LET_DOWN_BELOW_SW:
+        if not np.isnan(bow[1]) and bow[1] > max(LET_DOWN_BELOW_SW, self._shot.bow_y + LET_DOWN_DROP_SW):
             return [self._close(f, complete=False)]
         if len(buf) < 2 or np.isnan(draw[0]):
             return []
@@ -486,7 +527,8 @@ class PhaseTracker:
 
     def _cand_dists(self) -> list[tuple[int, float]]:
         """(buffer position, distance from the anchor position) of the frames since the candidate jump;
-        a lost draw wrist counts as far away (it leaves view or hides behind the head after the release)."""
+        a lost draw wrist counts as far away (it leaves view or hides behind the head after the release)
+        while the bow wrist is seen; a frame that lost both (MediaPipe folded the upper body) tells nothing."""
         c = self._shot.cand
         idx, ref = c.index, c.ref
         out = []
@@ -494,7 +536,9 @@ class PhaseTracker:
             g = self._buf[i]
             if g.index < idx:
                 break
-            p = g.wrists(self.handedness)[1]
+            bow, p = g.wrists(self.handedness)
+            if np.isnan(p[0]) and np.isnan(bow[0]) and g.index > idx:
+                continue
             out.append((i, math.inf if np.isnan(p[0]) else _dist(p, ref)))
         return out[::-1]
 
@@ -547,7 +591,7 @@ class PhaseTracker:
         f = self._buf[-1]
         after = f.t - s.release_at[1]
         bow = f.wrists(self.handedness)[0]
-        lowered = np.isnan(bow[1]) or bow[1] > RAISE_LEVEL_BELOW_SW + 0.3
+        lowered = np.isnan(bow[1]) or bow[1] > max(RAISE_LEVEL_BELOW_SW + 0.3, s.bow_y + LOWERED_DROP_SW)
         if after >= FOLLOW_MAX_S - 1e-6 or (after >= FOLLOW_MIN_S - 1e-6 and lowered):
             return [self._close(f, complete=True)]
         return []

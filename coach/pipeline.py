@@ -9,7 +9,7 @@ from pathlib import Path
 
 from posture_rules.pack import Profile, RulePack
 
-from .analyzer import Analyzer, ShotListener
+from .analyzer import Analyzer, ReleaseRefiner, ShotListener
 from .capture import FrameSource
 from .errors import CoachError
 from .pose import make_estimator
@@ -28,8 +28,16 @@ def analyze_video(
     save_pose: str | os.PathLike | None = None,
     on_shot: Iterable[ShotListener] = (),
     progress: Progress | None = None,
+    audio: bool = True,
 ) -> SessionReport:
     src = FrameSource(path)
+    # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
+    # refined by the string's onset inside the window the pose allows (coach/audio.py).
+    cues = None
+    if audio and src.is_file:
+        from .audio import audio_cues
+
+        cues = audio_cues(path)
     estimator = make_estimator(model)
     analyzer = Analyzer(
         src.fps,
@@ -40,6 +48,7 @@ def analyze_video(
         mode="recorded",
         source=str(path),
         on_shot=on_shot,
+        release_refiner=cues.refiner(src.fps) if cues is not None else None,
     )
     poses = [] if save_pose else None
     try:
@@ -59,6 +68,7 @@ def analyze_video(
         report.notes.append(
             f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
         )
+    report.meta["audio"] = {"used": audio, "track": cues is not None, **(cues.summary() if cues else {})}
     if poses is not None:
         save_posetrack(
             PoseTrack(src.fps, src.width, src.height, poses, source=str(path), model=estimator.model), save_pose
@@ -72,8 +82,10 @@ def analyze_track(
     pack: RulePack | None = None,
     profile: Profile | None = None,
     on_shot: Iterable[ShotListener] = (),
+    release_refiner: ReleaseRefiner | None = None,
 ) -> SessionReport:
-    """Re-analyse a saved pose track without running the model (threshold tuning, golden tests)."""
+    """Re-analyse a saved pose track without running the model (threshold tuning, golden tests).
+    `release_refiner`: e.g. `coach.audio.cues_from_envelope(load_envelope(...)).refiner(fps)`."""
     if not isinstance(track, PoseTrack):
         track = load_posetrack(track)
     analyzer = Analyzer(
@@ -85,6 +97,7 @@ def analyze_track(
         mode="recorded",
         source=track.source,
         on_shot=on_shot,
+        release_refiner=release_refiner,
     )
     for pf in track.frames:
         analyzer.push_pose(pf)

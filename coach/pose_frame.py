@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,16 +83,22 @@ def save_posetrack(track: PoseTrack, path: str | Path) -> None:
         **({"meta": track.meta} if track.meta else {}),
         "frames": frames,
     }
-    Path(path).write_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    if str(path).endswith(".gz"):
+        Path(path).write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        Path(path).write_text(text, encoding="utf-8")
 
 
 def load_posetrack(path: str | Path) -> PoseTrack:
+    """Read a pose track; a name ending in .gz is read through gzip."""
     p = Path(path)
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
+        raw = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
+        doc = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise PoseTrackError(p, "no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise PoseTrackError(p, f"not a readable JSON pose track ({e.__class__.__name__})") from None
     if not isinstance(doc, dict) or doc.get("schema") != POSETRACK_SCHEMA:
         raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={doc.get('schema')!r})")

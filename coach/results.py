@@ -60,7 +60,8 @@ class ShotResult:
     findings: list[Finding] = field(default_factory=list)
     measures: dict[str, float | None] = field(default_factory=dict)  # draw length, anchor position, …
     complete: bool = True
-    release_source: str = "pose"
+    release_source: str = "pose"  # "pose", or "sound+pose" when the string's sound timed it
+    flight_time_s: float | None = None  # release to the arrow heard hitting the target (includes sound travel)
 
     @property
     def faults(self) -> list[Finding]:
@@ -76,6 +77,7 @@ class ShotResult:
             "end_frame": self.end_frame,
             "complete": self.complete,
             "release_source": self.release_source,
+            "flight_time_s": _num(self.flight_time_s),
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],

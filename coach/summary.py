@@ -29,6 +29,8 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     rule = pack.by_id.get(f.rule)
     name = f"{f.rule} {rule.name_zh}" if rule else f.rule
     unit = {"deg": "°", "SW": " SW", "s": " s"}.get(f.unit, "")
+    if rule and rule.confidence == "low" and f.verdict == FAULT:
+        name += " (?)"  # an interpretive or low-confidence rule: a hint, not a verdict
     line = f"    {MARK[f.verdict]:8} {name:28} value {_fmt(f.value, unit):>9}  ok if {_limits(f)}"
     out = [line]
     if f.verdict == FAULT and rule:
@@ -57,6 +59,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
         lines.append(
             f"Shot {s.index + 1}: release at frame {s.release_frame}"
             + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
+            + (", timed by sound" if s.release_source == "sound+pose" else "")
+            + (f"; arrow heard hitting {s.flight_time_s:.2f} s later" if s.flight_time_s is not None else "")
             + status
         )
         lines.append(
@@ -77,6 +81,23 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
     if report.consistency:
         lines.append("")
         lines.append("Session consistency:")
+        m = report.consistency_measures
+        shown = [
+            (label, m.get(key), fmt)
+            for label, key, fmt in (
+                ("draw length CV", "draw_length_cv", "{:.1%}"),
+                ("anchor spread", "anchor_spread", "{:.3f} SW"),
+                ("draw time mean", "draw_time_mean", "{:.2f} s"),
+                ("SD", "draw_time_sd", "{:.2f} s"),
+                ("hold time mean", "hold_time_mean", "{:.2f} s"),
+                ("SD", "hold_time_sd", "{:.2f} s"),
+                ("release interval mean", "release_interval_mean", "{:.1f} s"),
+                ("release interval CV", "release_interval_cv", "{:.1%}"),
+            )
+        ]
+        vals = [f"{label} {fmt.format(v)}" for label, v, fmt in shown if v is not None and v == v]
+        if vals:
+            lines.append("  " + "; ".join(vals))
         for f in report.consistency:
             lines += finding_line(f, pack, report.fps)
     if not report.shots:

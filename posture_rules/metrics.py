@@ -63,11 +63,21 @@ def _angle_metric(metric_name: str, angle_name: str, doc: str) -> None:
     metric(metric_name, "frame", "deg", point_names(ANGLES[angle_name]))(fn)
 
 
-_angle_metric(
-    "draw_elbow_elevation",
-    "draw_elbow_elevation",
-    "Draw elbow above (+) or below (−) the arrow line bow wrist → draw wrist, as an angle at the draw wrist.",
-)
+FOREARM_MIN_SW = 0.6  # a draw forearm shorter than this in the image points at the camera
+
+
+@metric("draw_elbow_elevation", "frame", "deg", point_names(ANGLES["draw_elbow_elevation"]))
+def draw_elbow_elevation(body: Body) -> float:
+    """Draw elbow above (+) or below (−) the arrow line bow wrist → draw wrist, as an angle at the draw wrist.
+
+    Not measurable when the draw forearm is foreshortened (elbow within 0.6 SW of the wrist in the image:
+    the forearm points into the depth): then a few pixels of landmark error swing the angle by tens of
+    degrees, and MediaPipe puts a hidden elbow low behind the head."""
+    if body.dist_sw("draw_elbow", "draw_wrist") < FOREARM_MIN_SW:
+        return math.nan
+    return angle(body, "draw_elbow_elevation")
+
+
 _angle_metric("arrow_tilt", "arrow_tilt", "Tilt of the line bow wrist → draw wrist; + when the bow hand is higher.")
 _angle_metric("bow_elbow_angle", "bow_elbow", "Bow-arm angle shoulder–elbow–wrist; 180° = straight.")
 _angle_metric("draw_elbow_angle", "draw_elbow", "Draw-arm angle shoulder–elbow–wrist.")
@@ -83,9 +93,16 @@ def head_pitch(body: Body) -> float:
     return math.degrees(math.atan2(ear_mid[1] - nose[1], 0.5 * body.sw))
 
 
+ANCHOR_MAX_FROM_NOSE_SW = 1.5
+
+
 @metric("draw_hand_to_chin", "frame", "SW", ("draw_wrist", "draw_mouth", "bow_mouth", "nose"))
 def draw_hand_to_chin(body: Body) -> float:
-    """Vertical position of the draw wrist below the mouth line, in SW; + = lower than the mouth."""
+    """Vertical position of the draw wrist below the mouth line, in SW; + = lower than the mouth.
+    Not measured when the draw wrist is over 1.5 SW from the nose: at full draw the hand is at the face,
+    so such a point is MediaPipe swapping or losing the wrist, not an anchor."""
+    if body.dist_sw("draw_wrist", "nose") > ANCHOR_MAX_FROM_NOSE_SW:
+        return math.nan
     mouth = body.mid("bow_mouth", "draw_mouth")
     return (body.p("draw_wrist")[1] - mouth[1]) / body.sw
 
@@ -105,18 +122,34 @@ def front_foot_turn(body: Body) -> float:
     return g.joint_angle(body.p("bow_heel") + front, body.p("bow_heel"), body.p("bow_heel") + line)
 
 
-@metric(
-    "shoulder_turn",
-    "frame",
-    "ratio",
-    ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"),
-    relative_to_setup=True,
-)
+@metric("shoulder_turn", "frame", "log", ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"))
 def shoulder_turn(body: Body) -> float:
-    """Projected shoulder width over projected hip width. Judged as the change from the archer's own setup:
-    a shoulder line turning open or closed off the hip line narrows it (by 1 − cos of the turn)."""
-    hips = g.distance(body.p("bow_hip"), body.p("draw_hip"))
-    return g.distance(body.p("bow_shoulder"), body.p("draw_shoulder")) / hips if hips > 0 else math.nan
+    """log(projected shoulder width / torso length). Face-on, a shoulder line turned open or closed off the
+    line to the target narrows by cos(turn) while the torso length stays: square ≈ −0.3…−0.6 (build), and
+    every 10° of turn beyond ~25° lowers it fast (log cos 40° = −0.27). Mirror-safe: no left/right in it."""
+    torso = g.distance(body.mid("bow_shoulder", "draw_shoulder"), body.mid("bow_hip", "draw_hip"))
+    shoulders = g.distance(body.p("bow_shoulder"), body.p("draw_shoulder"))
+    return math.log(shoulders / torso) if torso > 0 and shoulders > 0 else math.nan
+
+
+def _trunk_up(body: Body) -> np.ndarray:
+    """Unit vector from the hip centre to the shoulder centre (the trunk's own "up")."""
+    v = body.mid("bow_shoulder", "draw_shoulder") - body.mid("bow_hip", "draw_hip")
+    n = float(np.hypot(v[0], v[1]))
+    return v / n if n > 0 else np.array([math.nan, math.nan])
+
+
+@metric("shoulder_level", "frame", "deg", ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"))
+def shoulder_level(body: Body) -> float:
+    """Tilt of the shoulder line against the trunk's own perpendicular; + when the bow shoulder is higher.
+    A whole-body lean tilts the shoulders too, but that is upright_trunk's fault, not a shrugged shoulder."""
+    s = body.p("bow_shoulder") - body.p("draw_shoulder")
+    n = float(np.hypot(s[0], s[1]))
+    if n == 0:
+        return math.nan
+    up = _trunk_up(body)
+    # image y grows downward; the trunk's up vector points up, so the dot product is + for a higher bow side
+    return math.degrees(math.asin(max(-1.0, min(1.0, float(np.dot(s / n, up))))))
 
 
 # ---- shot metrics: fn(shot: ShotFrames) -> float ----------------------------------------------------------
@@ -128,7 +161,7 @@ class ShotFrames:
 
     bodies: list
     raise_start: int
-    draw_start: int
+    draw_start: int | None
     anchor: int
     release: int | None
     end: int
@@ -152,7 +185,10 @@ def _rel_wrist(bodies: list, name: str) -> np.ndarray:
 
 @metric("draw_time", "shot", "s")
 def draw_time(shot: ShotFrames) -> float:
-    """Time from draw start to full draw (引弓不得急…不得緩)."""
+    """Time from draw start to full draw (引弓不得急…不得緩). A draw start on (or after) the anchor frame
+    means the onset was not found: not measurable, rather than a 0-second "rushed" draw."""
+    if shot.draw_start is None or shot.draw_start >= shot.anchor:
+        return math.nan
     a, d = shot.time_s(shot.anchor), shot.time_s(shot.draw_start)
     return math.nan if a is None or d is None else a - d
 
@@ -164,20 +200,33 @@ def hold_time(shot: ShotFrames) -> float:
     return math.nan if a is None or r is None else r - a
 
 
+HOLD_SETTLE_S = 0.3  # the first moments of the hold still carry the arrival at the anchor
+
+
 @metric("hold_motion", "shot", "SW")
 def hold_motion(shot: ShotFrames) -> float:
-    """RMS motion of nose and shoulder centre during the hold, relative to the hips, in SW (無動容)."""
+    """RMS motion of nose and shoulder centre during the hold, relative to the hips, in SW (無動容).
+
+    The first 0.3 s (settling at the anchor) are left out and a straight-line drift is removed, so a slow
+    settle does not count as restlessness — a sway or a wobble does."""
     hold = shot.between(shot.anchor, shot.release)
-    pts = []
+    if not hold:
+        return math.nan
+    t0 = hold[0].t_s + HOLD_SETTLE_S
+    pts, ts = [], []
     for b in hold:
-        if not b.visible(("nose", "bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")):
+        if b.t_s < t0 or not b.visible(("nose", "bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")):
             continue
         hip = b.mid("bow_hip", "draw_hip")
         pts.append(np.concatenate([(b.p("nose") - hip) / b.sw, (b.mid("bow_shoulder", "draw_shoulder") - hip) / b.sw]))
+        ts.append(b.t_s)
     if len(pts) < 5:
         return math.nan
-    a = np.array(pts)
-    return float(np.sqrt(np.mean(np.sum((a - a.mean(axis=0)) ** 2, axis=1) / 2)))
+    a, t = np.array(pts), np.array(ts)
+    x = np.column_stack([t - t.mean(), np.ones_like(t)])
+    coef, *_ = np.linalg.lstsq(x, a, rcond=None)
+    resid = a - x @ coef
+    return float(np.sqrt(np.mean(np.sum(resid**2, axis=1) / 2)))
 
 
 @metric("release_travel", "shot", "SW")
@@ -194,24 +243,46 @@ def release_travel(shot: ShotFrames) -> float:
     return float(max(span) - span[0])
 
 
+BOW_ARM_STEADY_SW = 0.15
+
+
 @metric("pre_release_creep", "shot", "SW")
 def pre_release_creep(shot: ShotFrames) -> float:
-    """Forward creep of the draw wrist toward the bow wrist in the last 0.3 s before release (兩摘)."""
+    """Forward creep of the draw hand before release (兩摘): the wrist-to-wrist span 0.35–0.7 s before the
+    release minus the span in its last 0.1 s, medians, in SW; + = the hand crept forward. Medians over
+    windows, not a max, so one jittery frame is not a creep; not measurable when the bow wrist moved too."""
     if shot.release is None:
         return math.nan
-    t_rel = shot.time_s(shot.release)
-    win = [b for b in shot.between(shot.anchor, shot.release) if b.t_s >= t_rel - 0.3]
-    win = [b for b in win if b.visible(("draw_wrist", "bow_wrist"))]
-    if len(win) < 3:
+    hold = [b for b in shot.between(shot.anchor, shot.release) if b.visible(("draw_wrist", "bow_wrist"))]
+    if not hold:
         return math.nan
-    span = np.array([b.dist_sw("draw_wrist", "bow_wrist") for b in win])
-    return float(span.max() - span[-1])
+    t_end = hold[-1].t_s
+    before = [b for b in hold if t_end - 0.7 <= b.t_s < t_end - 0.35]
+    last = [b for b in hold if b.t_s >= t_end - 0.1]
+    if len(before) < 3 or len(last) < 2:
+        return math.nan
+
+    def change(a: str, b: str) -> float:
+        return float(np.median([x.dist_sw(a, b) for x in before]) - np.median([x.dist_sw(a, b) for x in last]))
+
+    # The bow arm holds still while the draw hand creeps; when the tracked bow wrist itself jumps against
+    # its shoulder, MediaPipe lost the hands (string, bow and arrow cross them) and no creep can be told.
+    if abs(change("bow_wrist", "bow_shoulder")) > BOW_ARM_STEADY_SW:
+        return math.nan
+    return change("draw_wrist", "bow_wrist")
+
+
+HAND_LEFT_FACE_SW = 0.3  # release travel below this is a dead release (後手小), judged by that rule
 
 
 @metric("follow_through_arm", "shot", "deg")
 def follow_through_arm(shot: ShotFrames) -> float:
-    """Median draw-arm angle (shoulder–elbow–wrist) 0.2–0.6 s after release; 180 = arm straight back."""
+    """Median draw-arm angle (shoulder–elbow–wrist) 0.2–0.6 s after release; 180 = arm straight back.
+    Not measured when the hand never left the face: that is 後手小 (release_travel), not a bent arm."""
     if shot.release is None:
+        return math.nan
+    travel = release_travel(shot)
+    if math.isnan(travel) or travel < HAND_LEFT_FACE_SW:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
@@ -219,18 +290,30 @@ def follow_through_arm(shot: ShotFrames) -> float:
     return float(np.median(vals)) if len(vals) >= 3 else math.nan
 
 
+def wrist_below_shoulder_line(body: Body) -> float:
+    """Draw wrist below the shoulder line (bow shoulder → draw shoulder, extended), in SW; + = lower.
+    Measured against the shoulder line, not the image horizontal, so a leaning trunk is not a dropped hand."""
+    a, b, w = body.p("bow_shoulder"), body.p("draw_shoulder"), body.p("draw_wrist")
+    u = b - a
+    n = float(np.hypot(u[0], u[1]))
+    if n == 0 or not body.sw > 0:
+        return math.nan
+    u = u / n
+    normal = np.array([-u[1], u[0]]) if u[0] >= 0 else np.array([u[1], -u[0]])  # the one pointing down
+    if normal[1] < 0:
+        normal = -normal
+    return float(np.dot(w - b, normal)) / body.sw
+
+
 @metric("follow_through_wrist_drop", "shot", "SW")
 def follow_through_wrist_drop(shot: ShotFrames) -> float:
-    """Median height of the draw wrist below the draw shoulder 0.2–0.6 s after release, in SW."""
+    """Median height of the draw wrist below the shoulder line 0.2–0.6 s after release, in SW (壓肘仰腕:
+    shoulder, arm and wrist level)."""
     if shot.release is None:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    vals = [
-        (b.p("draw_wrist")[1] - b.p("draw_shoulder")[1]) / b.sw
-        for b in win
-        if b.visible(("draw_shoulder", "draw_wrist"))
-    ]
+    vals = [wrist_below_shoulder_line(b) for b in win if b.visible(("bow_shoulder", "draw_shoulder", "draw_wrist"))]
     return float(np.median(vals)) if len(vals) >= 3 else math.nan
 
 
@@ -298,3 +381,27 @@ def release_interval_cv(per_shot: dict, releases: list[float]) -> float:
     """Coefficient of variation of the interval between releases (間若一)."""
     r = sorted(t for t in releases if t is not None)
     return _cv(list(np.diff(r))) if len(r) >= 3 else math.nan
+
+
+def _mean(x: list[float]) -> float:
+    a = np.array([v for v in x if v is not None and math.isfinite(v)])
+    return float(np.mean(a)) if len(a) else math.nan
+
+
+@metric("draw_time_mean", "session", "s")
+def draw_time_mean(per_shot: dict, releases: list[float]) -> float:
+    """Mean draw time across shots."""
+    return _mean(per_shot.get("draw_time", []))
+
+
+@metric("hold_time_mean", "session", "s")
+def hold_time_mean(per_shot: dict, releases: list[float]) -> float:
+    """Mean hold time across shots."""
+    return _mean(per_shot.get("hold_time", []))
+
+
+@metric("release_interval_mean", "session", "s")
+def release_interval_mean(per_shot: dict, releases: list[float]) -> float:
+    """Mean interval between releases."""
+    r = sorted(t for t in releases if t is not None)
+    return _mean(list(np.diff(r))) if len(r) >= 2 else math.nan

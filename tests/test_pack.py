@@ -94,3 +94,31 @@ def test_tolerance_scales_thresholds_around_the_norm():
     assert easy == pytest.approx(norm - (norm - base) * 1.5)
     over = Profile(overrides={"straight_bow_arm": {"enter_below": 150.0}}).apply(pack)
     assert over.by_id["straight_bow_arm"].thresholds.enter_below == 150.0
+
+
+def test_draw_style_thresholds_and_family_are_validated(tmp_path):
+    ok = RULE + 'family = "fam"\n[rules.draw_style.thumb]\nenter_below = 140.0\n'
+    pack = load_pack(_write(tmp_path, HEADER + ok))
+    r = pack.rules[0]
+    assert r.reports_as == "fam" and r.draw_style["thumb"].enter_below == 140.0
+    assert Profile(draw_style="thumb").apply(pack).rules[0].thresholds.enter_below == 140.0
+    assert Profile(draw_style="mediterranean").apply(pack).rules[0].thresholds.enter_below == 150.0
+    bad = RULE + "[rules.draw_style.kyudo]\nenter_below = 140.0\n"
+    with pytest.raises(RulePackError, match="draw_style"):
+        load_pack(_write(tmp_path, HEADER + bad))
+    bad = RULE + "[rules.draw_style.thumb]\nenter_below = 140.0\nexit_below = 130.0\n"
+    with pytest.raises(RulePackError, match="draw_style.thumb.exit_below"):
+        load_pack(_write(tmp_path, HEADER + bad))
+
+
+def test_bundled_pack_lists_every_rule_of_the_brief():
+    pack = load_pack()
+    families = {r.reports_as for r in pack.observable}
+    assert families == {
+        "cup_of_water", "level_as_water", "kan_shou", "ti_shou", "ding_ba_stance", "shoulder_hip_to_target",
+        "upright_trunk", "straight_bow_arm", "anchor_under_jaw", "head_back", "draw_tempo", "full_draw_reached",
+        "stillness", "follow_through", "hou_shou_xiao", "liang_zhai", "shot_rhythm",
+    }  # fmt: skip
+    hidden = {r.name_zh for r in pack.rules if not r.observable}
+    assert {"不齊所弦", "脫弝", "弰子大", "弓惡右傾", "靡其弰", "後手約", "後手偃、後手捲"} <= hidden
+    assert all(r.needs for r in pack.rules if not r.observable)

@@ -34,7 +34,7 @@ class BodyShape:
 
     @property
     def shoulder_half(self) -> float:
-        return 0.100 * self.stature
+        return 0.088 * self.stature
 
     @property
     def hip_half(self) -> float:

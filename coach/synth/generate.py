@@ -35,14 +35,14 @@ class Cast:
     look: Appearance
 
 
-def pick_cast(rng: np.random.Generator) -> Cast:
+def pick_cast(rng: np.random.Generator, sleeves: bool | None = None) -> Cast:
     body = BodyShape(stature=float(rng.uniform(1.60, 1.88)), build=float(rng.uniform(0.9, 1.15)))
     look = Appearance(
         skin=_SKINS[rng.integers(len(_SKINS))],
         hair=_HAIR[rng.integers(len(_HAIR))],
         shirt=_SHIRTS[rng.integers(len(_SHIRTS))],
         trousers=_TROUSERS[rng.integers(len(_TROUSERS))],
-        long_sleeves=bool(rng.integers(2)),
+        long_sleeves=bool(rng.integers(2)) if sleeves is None else sleeves,
     )
     return Cast(body, look)
 
@@ -71,10 +71,12 @@ def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, f
     seed = scn.seed if seed is None else seed
     fps = scn.fps if fps is None else fps
     rng = np.random.default_rng(seed)
-    cast = pick_cast(rng)
+    # Archers wear sleeves to the wrist (as with an arm guard): a bare forearm the colour of a fingerless hand
+    # leaves MediaPipe no wrist to find, so it guesses several centimetres off.
+    cast = pick_cast(rng, sleeves=True)
     lefty = scn.handedness == "left"
     cam = view_camera(scn.view, scn.width, scn.height, scale=1.0, lefty=lefty)
-    background = make_background(cam, rng, scn.cluttered)
+    background = make_background(cam, rng, scn.cluttered, avoid=(cast.look.shirt, cast.look.skin))
     timeline = build_timeline(list(scn.shots), fps, rng, cast.body)
     bystander = pick_cast(rng) if scn.bystander else None
     by_offset = np.array([-1.7 if not lefty else 1.7, 0.0, -2.6])

@@ -30,6 +30,7 @@ class Pose:
     draw_z: float = 0.05
     draw_elbow_rel: float = 0.0  # draw elbow above the arrow line (bow wrist -> draw wrist), image plane
     draw_elbow_rel_weight: float = 0.0  # 1: place the draw elbow by draw_elbow_rel; 0: let it hang naturally
+    draw_elbow_out: float = 0.0  # 1: a freely placed draw elbow points sideways (in the image plane), not back
     on_string: float = 0.0  # 1 while the draw fingers hold the string
     hand_open: float = 0.0
 

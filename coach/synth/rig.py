@@ -116,7 +116,9 @@ def solve_rig(pose: Pose, body: BodyShape) -> Rig:
     j["chest"] = pelvis + rt @ np.array([0.0, up_len * 0.72, 0.0])
     j["belly"] = pelvis + rt @ np.array([0.0, up_len * 0.3, 0.0])
 
-    rh = rt @ rot_y(pose.head_yaw) @ rot_x(-pose.head_pitch)
+    # The head keeps itself level when the trunk leans (righting reflex): yaw and pitch are world-relative, so a
+    # leaning trunk does not also read as a tilted head.
+    rh = rot_y(pose.head_yaw) @ rot_x(-pose.head_pitch)
     pivot = neck + rt @ np.array([0.0, 0.070 * body.stature, -0.008 * body.stature])
     head = pivot + rh @ np.array([0.0, body.eye_height - body.shoulder_height - 0.070 * body.stature, 0.0])
     j["head"] = head
@@ -159,7 +161,8 @@ def solve_rig(pose: Pose, body: BodyShape) -> Rig:
     target = line - np.radians(pose.draw_elbow_rel)  # the line points toward -x, so "above" is clockwise
     ang_pts = np.arctan2(pts[:, 1] - wd[1], pts[:, 0] - wd[0])
     by_angle = _angdiff(ang_pts, target) + 0.3 * (pts[:, 2] - wd[2])  # tie-break: elbow behind the body
-    natural = _pole_score(pts, centre, np.array([-0.3, -1.0, -0.5]))
+    out = float(np.clip(pose.draw_elbow_out, 0.0, 1.0))
+    natural = _pole_score(pts, centre, np.array([-0.3 - out, -1.0 + 1.2 * out, -0.5 + 0.5 * out]))
     w = float(np.clip(pose.draw_elbow_rel_weight, 0.0, 1.0))
     j["elbow_r"] = pts[np.argmin(w * by_angle + (1 - w) * natural)]
     j["wrist_r"] = wd

@@ -34,7 +34,10 @@ SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
         Scenario(
-            "clean_rh_3shots", "Right-handed archer, three clean shots, face-on, plain wall.", (CLEAN,) * 3, seed=11
+            "clean_rh_3shots",
+            "Right-handed archer, three clean shots, face-on, plain wall.",
+            (CLEAN,) * 3,
+            seed=11,
         ),
         Scenario(
             "clean_lh",
@@ -81,7 +84,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "fault_hold",
-            "stillness: restless hold, trunk sways ~4 deg at 1.4 Hz (shot 0); 0.3 s hold (shot 1); shot 2 clean.",
+            "stillness: restless hold, trunk sways ~4 deg at 1.8 Hz (shot 0); 0.3 s hold (shot 1); shot 2 clean.",
             (_s("hold_restless"), _s("hold_short"), CLEAN),
             seed=18,
         ),

@@ -1,0 +1,318 @@
+"""What the dashboard pages show, shaped from the store into plain rows (no Streamlit here, so it is tested
+without a browser): timeline bands, verdict tables, fault jump points, shots aligned at the release, trend
+tables and the rulebook with an archer's effective thresholds."""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType, SimpleNamespace
+
+import numpy as np
+
+from posture_rules.metrics import METRICS
+from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
+
+from ..engine import phase_windows
+from ..report.data import limits_text
+from .i18n import t
+
+TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
+UNIT_MARK = {"deg": "°", "SW": " SW", "s": " s"}
+
+
+def archer_names(store) -> list[str]:
+    """Every archer in the store, sessions or not."""
+    listing = getattr(store, "archers", None)
+    if callable(listing):
+        return sorted(a.name if hasattr(a, "name") else a["name"] for a in listing())
+    return [n for (n,) in store.conn.execute("SELECT name FROM archers ORDER BY name")]
+
+
+def rule_name(pack: RulePack, rid: str, lang: str) -> str:
+    r = pack.by_id.get(rid)
+    if r is None:
+        return rid
+    return r.name_en if lang == "en" else r.name_zh
+
+
+def fmt_value(v, unit: str = "") -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "—"
+    s = f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
+    return s + UNIT_MARK.get(unit, f" {unit}" if unit else "")
+
+
+def session_label(s: dict, lang: str) -> str:
+    src = str(s.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    label = t(
+        "session_label",
+        lang,
+        id=s["id"],
+        archer=s["archer"],
+        source=src,
+        date=(s.get("started_at") or "")[:16].replace("T", " "),
+        shots=s.get("shots", 0),
+        faults=s.get("faults", 0),
+    )
+    return label if s.get("complete", True) else f"{label} · {t('incomplete', lang)}"
+
+
+def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
+    """The engine's phase frame ranges of a stored shot (coach.session/1 shot JSON)."""
+    ns = SimpleNamespace(**{k: shot.get(k) for k in _PHASE_KEYS})
+    if ns.end_frame is None:
+        ns.end_frame = ns.release_frame if ns.release_frame is not None else ns.anchor_frame
+    return phase_windows(ns, lambda f: None if f is None else f / fps)
+
+
+_PHASE_KEYS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "end_frame")
+
+
+def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
+    a = f.get("start_frame")
+    b = f.get("end_frame")
+    if a is None:
+        a = shot.get("anchor_frame")
+    if b is None:
+        b = shot.get("release_frame") if shot.get("release_frame") is not None else a
+    return a, b
+
+
+def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
+    """Bands for the timeline chart: per shot its phases, and each fault on its own lane."""
+    rows = []
+    for sh in shots:
+        n = sh["index"] + 1
+        shot_label = t("shot", lang, n=n)
+        windows = shot_phase_windows(sh, fps)
+        for ph in TIMELINE_PHASES:
+            if ph not in windows:
+                continue
+            a, b = windows[ph]
+            if b <= a:
+                continue
+            rows.append(
+                {
+                    "lane": f"{shot_label} · {t('lane_phases', lang)}",
+                    "kind": t(f"phase_{ph}", lang),
+                    "start_s": a / fps,
+                    "end_s": b / fps,
+                    "shot": n,
+                    "rule": "",
+                    "label": f"{shot_label} · {t(f'phase_{ph}', lang)}",
+                }
+            )
+        for f in sh.get("findings", []):
+            if f.get("verdict") != "fault":
+                continue
+            a, b = fault_window(f, sh)
+            if a is None:
+                continue
+            name = rule_name(pack, f["rule"], lang)
+            rows.append(
+                {
+                    "lane": f"{shot_label} · {name}",
+                    "kind": t("phase_fault", lang),
+                    "start_s": a / fps,
+                    "end_s": max(b + 1, a + 1) / fps,
+                    "shot": n,
+                    "rule": f["rule"],
+                    "label": f"{shot_label} · {name}",
+                }
+            )
+    return rows
+
+
+def fault_jumps(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
+    """Every fault with the moment to jump to (a little before it starts, so it is seen coming)."""
+    out = []
+    for sh in shots:
+        for f in sh.get("findings", []):
+            if f.get("verdict") != "fault":
+                continue
+            a, b = fault_window(f, sh)
+            if a is None:
+                continue
+            start = a / fps
+            out.append(
+                {
+                    "shot": sh["index"] + 1,
+                    "rule": f["rule"],
+                    "start_s": start,
+                    "jump_s": max(0.0, start - 0.5),
+                    "frame": a,
+                    "label": f"{t('shot', lang, n=sh['index'] + 1)} · {rule_name(pack, f['rule'], lang)} · {start:.2f} s",
+                }
+            )
+    return out
+
+
+def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
+    """The coach's last accept/dismiss per (shot, rule), with all comments."""
+    out: dict[tuple[int | None, str | None], dict] = {}
+    for a in annotations:
+        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
+        if a["action"] in ("accept", "dismiss"):
+            d["action"] = a["action"]
+        if a.get("comment"):
+            d["comments"].append(a["comment"])
+    return out
+
+
+def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str) -> list[dict]:
+    """The shot's verdict table: faults first, with the classical quote and the cue in both languages."""
+    acts = latest_actions(annotations)
+    order = {"fault": 0, "not_assessable": 1, "pass": 2}
+    rows = []
+    for f in sorted(shot.get("findings", []), key=lambda f: order.get(f["verdict"], 3)):
+        r = pack.by_id.get(f["rule"])
+        a, b = fault_window(f, shot) if f["verdict"] == "fault" else (None, None)
+        act = acts.get((shot["index"], f["rule"]), {})
+        rows.append(
+            {
+                t("col_rule", lang): f"{rule_name(pack, f['rule'], lang)} ({f['rule']})",
+                t("col_verdict", lang): t(f"v_{f['verdict']}", lang),
+                t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "")
+                if f["verdict"] != "not_assessable"
+                else (f.get("reason") or "—"),
+                t("col_limits", lang): limits_text(f.get("threshold") or {}),
+                t("col_frames", lang): f"{a}–{b}" if a is not None else "",
+                t("col_quote", lang): f"{r.section}：{r.quote}" if r else "",
+                t("col_cue_zh", lang): r.cue_zh if r else "",
+                t("col_cue_en", lang): r.cue_en if r else "",
+                t("col_coach", lang): " · ".join(
+                    [t(f"act_{act['action']}", lang)] * bool(act.get("action")) + act.get("comments", [])
+                )
+                if act
+                else "",
+            }
+        )
+    return rows
+
+
+def aligned_series(series, shot: dict, fps: float, names: list[str] | None = None) -> list[dict]:
+    """A shot's per-frame metrics as rows {metric, t, value}, t = seconds from its release (0 = release).
+
+    Metrics judged against the archer's own setup are shown as that change (the baseline subtracted)."""
+    if series is None:
+        return []
+    ref = shot.get("release_frame")
+    if ref is None:
+        ref = shot.get("anchor_frame") or series.start_frame
+    frames = series.frames()
+    tt = (frames - ref) / fps
+    rows = []
+    for k, m in enumerate(series.names):
+        if names is not None and m not in names:
+            continue
+        vals = series.data[k].astype(np.float64)
+        if m in series.offsets:
+            vals = vals - series.offsets[m]
+        for ti, v in zip(tt.tolist(), vals.tolist()):
+            if math.isfinite(v):
+                rows.append({"metric": m, "t": round(ti, 4), "value": v})
+    return rows
+
+
+def metric_label(m: str, pack: RulePack, lang: str) -> str:
+    rules = [r for r in pack.observable if r.metric == m]
+    names = dict.fromkeys((r.name_en if lang == "en" else r.name_zh) for r in rules)
+    unit = METRICS[m].unit if m in METRICS else ""
+    return f"{' / '.join(names) or m} ({m}{', ' + unit if unit else ''})"
+
+
+def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
+    """Per session and rule: faults / assessed shots."""
+    rows = []
+    for s in trend:
+        for rid, counts in s["rules"].items():
+            assessed = counts.get("fault", 0) + counts.get("pass", 0)
+            if not assessed:
+                continue
+            rows.append(
+                {
+                    "session": s["id"],
+                    "date": s["started_at"],
+                    "rule": rule_name(pack, rid, lang),
+                    "rule_id": rid,
+                    "faults": counts.get("fault", 0),
+                    "rate": counts.get("fault", 0) / assessed,
+                }
+            )
+    return rows
+
+
+CONSISTENCY_KEYS = ("anchor_spread", "hold_time_sd", "release_interval_cv", "draw_time_sd", "draw_length_cv")
+
+
+def consistency_rows(sessions: list[dict]) -> list[dict]:
+    """Per session, the session-scope measures of its report (anchor spread, hold-time spread, 間若一 …)."""
+    rows = []
+    for s in sessions:
+        rep = s.get("report") or {}
+        measures = (rep.get("consistency") or {}).get("measures") or {}
+        for k, v in measures.items():
+            if v is None or k not in CONSISTENCY_KEYS:
+                continue
+            rows.append({"session": s["id"], "date": s["started_at"], "measure": k, "value": float(v)})
+    return rows
+
+
+def hold_time_rows(trend: list[dict]) -> list[dict]:
+    """Per session, the mean hold and draw time of its shots."""
+    rows = []
+    for s in trend:
+        for k, v in s["measures"].items():
+            if k in ("hold_time", "draw_time"):
+                rows.append({"session": s["id"], "date": s["started_at"], "measure": k, "value": v})
+    return rows
+
+
+# ---- rulebook ----------------------------------------------------------------------------------------------
+def profile_of(archer) -> Profile:
+    if archer is None:
+        return Profile()
+    return archer.profile()
+
+
+def effective_rule(pack: RulePack, profile: Profile, rid: str) -> Rule:
+    return profile.apply(pack).by_id[rid]
+
+
+def threshold_values(rule: Rule) -> dict[str, float]:
+    return {k: getattr(rule.thresholds, k) for k in THRESHOLD_KEYS if getattr(rule.thresholds, k) is not None}
+
+
+def check_override(values: dict[str, float]) -> str | None:
+    """Why these thresholds cannot work, or None. The same rules as the pack loader: an exit beyond its enter
+    would make a fault impossible to clear, and a band must leave room between below and above."""
+    v = {k: x for k, x in values.items() if x is not None}
+    for k, x in v.items():
+        if not math.isfinite(x):
+            return f"{k} must be a number"
+    if "enter_above" in v and "exit_above" in v and v["exit_above"] > v["enter_above"]:
+        return "exit_above must not lie above enter_above"
+    if "enter_below" in v and "exit_below" in v and v["exit_below"] < v["enter_below"]:
+        return "exit_below must not lie below enter_below"
+    if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
+        return "enter_below must be lower than enter_above"
+    return None
+
+
+def with_override(overrides: dict, rid: str, values: dict[str, float] | None) -> dict:
+    """The archer's overrides with one rule's thresholds set (or removed, for None)."""
+    out = {k: dict(v) for k, v in (overrides or {}).items()}
+    if values is None:
+        out.pop(rid, None)
+    else:
+        out[rid] = {k: float(x) for k, x in values.items() if x is not None}
+    return out
+
+
+def profile_with(profile: Profile, overrides: dict) -> Profile:
+    return Profile(
+        handedness=profile.handedness,
+        draw_style=profile.draw_style,
+        tolerance=profile.tolerance,
+        overrides=MappingProxyType({k: dict(v) for k, v in overrides.items()}),
+    )

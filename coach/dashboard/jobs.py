@@ -1,0 +1,249 @@
+"""Analyses for the dashboard, run in one worker thread so the page stays responsive.
+
+A page submits a job and keeps only its id; the worker writes progress and the outcome into the `Job` under
+its lock, and the page reads a `snapshot()` on each run. Nothing here touches `st.session_state`.
+
+One pass over the video does everything: pose → `Analyzer` (each completed shot committed to the store by
+`SessionRecorder` as it completes) while the per-frame poses are kept, then the annotated H.264 video is drawn
+from them (no second pose run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from posture_rules.pack import load_pack
+
+from ..capture import FrameSource
+from ..errors import CoachError
+from ..overlay import PoseView
+from ..pipeline import require_person
+from ..render import analyze_with_poses, draw_video
+from ..results import SessionReport
+from ..store import SessionRecorder
+from .settings import DEMO_ARCHER, Settings
+
+QUEUED, ANALYSE, RENDER, DONE, FAILED = "queued", "analyse", "render", "done", "error"
+
+
+# ---- uploads ----------------------------------------------------------------------------------------------
+def _safe_name(name: str) -> str:
+    stem = Path(name).name or "upload"
+    return re.sub(r"[^\w.\-]+", "_", stem, flags=re.UNICODE)[-80:] or "upload"
+
+
+def save_upload(data: bytes, name: str, settings: Settings) -> Path:
+    """Keep an uploaded video under the media folder and check that it can be decoded.
+
+    Raises `CoachError` naming the uploaded file (not the stored copy) and the problem: empty, not a video,
+    no decodable frames. A file that fails is not kept."""
+    shown = Path(name).name or "upload"
+    if not data:
+        raise CoachError(shown, "is empty (0 bytes)")
+    digest = hashlib.sha256(data).hexdigest()[:12]
+    settings.uploads.mkdir(parents=True, exist_ok=True)
+    dest = settings.uploads / f"{digest}-{_safe_name(shown)}"
+    if not dest.exists():
+        tmp = dest.with_name(f".{dest.name}.part")
+        tmp.write_bytes(data)
+        tmp.replace(dest)
+    try:
+        FrameSource(dest).close()
+    except CoachError as e:
+        dest.unlink(missing_ok=True)
+        raise CoachError(shown, e.problem) from None
+    return dest
+
+
+# ---- jobs -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ArcherSpec:
+    """Who is shooting: an existing archer by name, or a new one with a profile (`new=True`)."""
+
+    name: str
+    new: bool = False
+    handedness: str | None = None
+    draw_style: str = "mediterranean"
+    tolerance: str = "club"
+
+
+@dataclass(frozen=True, slots=True)
+class JobState:
+    id: str
+    video: str  # the name shown to the user
+    archer: str
+    stage: str = QUEUED
+    done: int = 0
+    total: int | None = None
+    sid: int | None = None
+    shots: int = 0
+    error: str | None = None
+    started: float = 0.0
+    finished: float | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.stage in (DONE, FAILED)
+
+    @property
+    def fraction(self) -> float:
+        if self.stage == DONE:
+            return 1.0
+        if not self.total:
+            return 0.0
+        part = min(self.done / self.total, 1.0)
+        # analysing is most of the work; drawing the video the rest
+        return 0.85 * part if self.stage == ANALYSE else 0.85 + 0.15 * part if self.stage == RENDER else 0.0
+
+
+class Job:
+    def __init__(self, state: JobState):
+        self._lock = threading.Lock()
+        self._state = state
+
+    def snapshot(self) -> JobState:
+        with self._lock:
+            return self._state
+
+    def update(self, **kw) -> None:
+        with self._lock:
+            self._state = replace(self._state, **kw)
+
+
+class JobManager:
+    """One worker thread (2 cores: one analysis at a time); jobs queue behind it."""
+
+    def __init__(self):
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coach-analysis")
+        self._jobs: dict[str, Job] = {}
+        self._demo: dict[str, str] = {}  # db path -> demo job id
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+
+    def submit(self, settings: Settings, video: Path, archer: ArcherSpec, shown_name: str | None = None) -> Job:
+        with self._lock:
+            jid = f"job{next(self._ids)}"
+            job = Job(JobState(jid, shown_name or Path(video).name, archer.name, started=time.time()))
+            self._jobs[jid] = job
+        self._pool.submit(_run_job, job, settings, Path(video), archer)
+        return job
+
+    def get(self, job_id: str | None) -> Job | None:
+        with self._lock:
+            return self._jobs.get(job_id) if job_id else None
+
+    def ensure_demo(self, settings: Settings) -> Job | None:
+        """On first start (an empty store), analyse the demo sample once so a newcomer sees a real session."""
+        key = str(settings.db)
+        with self._lock:
+            jid = self._demo.get(key)
+        if jid is not None:
+            return self.get(jid)
+        clip = settings.demo_clip()
+        if clip is None:
+            return None
+        with settings.store() as store:
+            if store.sessions():
+                return None
+        with self._lock:
+            if key in self._demo:  # another script run got here first
+                return self._jobs.get(self._demo[key])
+            self._demo[key] = "pending"
+        job = self.submit(settings, clip, ArcherSpec(DEMO_ARCHER, new=True))
+        with self._lock:
+            self._demo[key] = job.snapshot().id
+        return job
+
+    def demo_job(self, settings: Settings) -> Job | None:
+        with self._lock:
+            return self._jobs.get(self._demo.get(str(settings.db), ""))
+
+
+JOBS = JobManager()
+
+
+def _run_job(job: Job, settings: Settings, video: Path, archer: ArcherSpec) -> None:
+    def progress(stage: str, done: int, total: int | None) -> None:
+        job.update(stage=stage, done=done, total=total)
+
+    try:
+        sid, report = analyze_into_store(settings, video, archer, progress=progress, shown_name=job.snapshot().video)
+        job.update(stage=DONE, sid=sid, shots=len(report.shots), finished=time.time())
+    except CoachError as e:
+        job.update(stage=FAILED, error=str(e), finished=time.time())
+    except Exception as e:  # never a traceback on the page: one line, and the log has the rest
+        import logging
+
+        logging.getLogger(__name__).exception("analysis of %s failed", video)
+        job.update(stage=FAILED, error=f"{job.snapshot().video}: {e.__class__.__name__}: {e}", finished=time.time())
+
+
+# ---- the analysis ---------------------------------------------------------------------------------------
+def analyze_into_store(
+    settings: Settings,
+    video: Path,
+    archer: ArcherSpec,
+    *,
+    progress=None,
+    shown_name: str | None = None,
+) -> tuple[int, SessionReport]:
+    """Analyse `video` for `archer` into the store and draw its annotated video; returns (session id, report)."""
+    shown = shown_name or Path(video).name
+    pack = load_pack()
+    try:
+        FrameSource(video).close()  # a video that cannot be read creates no archer and no session
+    except CoachError as e:
+        raise CoachError(shown, e.problem) from None
+    with settings.store() as store:
+        if archer.new or store.archer(archer.name) is None:
+            rec_archer = store.ensure_archer(
+                archer.name, handedness=archer.handedness, draw_style=archer.draw_style, tolerance=archer.tolerance
+            )
+        else:
+            rec_archer = store.archer(archer.name)
+        profile = rec_archer.profile()
+        recorder = SessionRecorder(store, rec_archer, video, pack, profile)
+        try:
+            report, poses = analyze_with_poses(
+                video, pack=pack, profile=profile, on_shot=[recorder.on_shot], progress=progress
+            )
+            try:
+                require_person(report, shown)
+            except CoachError:
+                recorder.close()
+                _drop_session(store, recorder.sid)
+                raise
+            recorder.finish(report)
+        finally:
+            recorder.close()
+        sid = recorder.sid
+    try:
+        draw_annotated(video, settings.annotated_video(sid), report, poses, progress=progress)
+    except Exception:  # the session is stored; the review falls back to the plain video
+        import logging
+
+        logging.getLogger(__name__).exception("drawing the annotated video of session %s failed", sid)
+    return sid, report
+
+
+def _drop_session(store, sid: int) -> None:
+    drop = getattr(store, "delete_session", None)
+    if drop is not None:
+        drop(sid)
+
+
+def draw_annotated(video: Path, out: Path, report: SessionReport, poses: dict[int, PoseView], *, progress=None) -> Path:
+    """The video with skeleton, phase and faults drawn (H.264, same frame count), written atomically."""
+    pack = load_pack(report.rule_pack.get("path") or None)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.stem}.part.mp4")
+    draw_video(video, tmp, report, poses, pack, progress=progress, crf=26, preset="veryfast")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,115 @@
+"""Analyze: upload a video or pick a sample, choose or create the archer, run, then open the session."""
+
+import streamlit as st
+
+from coach.dashboard import ui
+from coach.dashboard.data import archer_names
+from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
+from coach.errors import CoachError
+from coach.store import normalize_name
+
+NEW = "\x00new"
+HANDS = (None, "right", "left")
+HAND_KEYS = {None: "hand_auto", "right": "hand_right", "left": "hand_left"}
+STYLES = ("mediterranean", "thumb")
+TOLS = ("beginner", "club", "elite")
+
+
+def choose_archer(settings) -> ArcherSpec | None:
+    with settings.store() as store:
+        names = archer_names(store)
+    options = [*names, NEW]
+    pick = st.selectbox(
+        ui.tr("archer"),
+        options,
+        format_func=ui.fmt(options, lambda n: ui.tr("new_archer") if n == NEW else n),
+        key="archer",
+    )
+    if pick != NEW:
+        with settings.store() as store:
+            a = store.archer(pick)
+        if a is not None:
+            st.caption(
+                f"{ui.tr('handedness')}: {ui.tr(HAND_KEYS.get(a.handedness, 'hand_auto'))} · "
+                f"{ui.tr('draw_style')}: {ui.tr('style_' + a.draw_style)} · {ui.tr('tolerance')}: {ui.tr('tol_' + a.tolerance)}"
+            )
+        return ArcherSpec(pick)
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+    name = c1.text_input(ui.tr("archer_name"), key="new_name", placeholder="王小明 / Wang Xiaoming")
+    hand = c2.radio(ui.tr("handedness"), HANDS, format_func=ui.fmt(HANDS, lambda h: ui.tr(HAND_KEYS[h])), key="hand")
+    style = c3.selectbox(
+        ui.tr("draw_style"), STYLES, format_func=ui.fmt(STYLES, lambda s: ui.tr("style_" + s)), key="style"
+    )
+    tol = c4.selectbox(
+        ui.tr("tolerance"), TOLS, index=1, format_func=ui.fmt(TOLS, lambda s: ui.tr("tol_" + s)), key="tol"
+    )
+    try:
+        name = normalize_name(name or "")
+    except CoachError:
+        return None
+    return ArcherSpec(name, new=True, handedness=hand, draw_style=style, tolerance=tol)
+
+
+def render() -> None:
+    settings = ui.settings()
+    st.title(f"{ui.tr('page_analyze')}")
+    st.write(ui.tr("analyze_intro"))
+
+    source = st.radio(
+        ui.tr("source"),
+        ("sample", "upload"),
+        format_func=ui.fmt(("sample", "upload"), lambda s: ui.tr("source_" + s)),
+        horizontal=True,
+        key="source",
+    )
+    mb = st.get_option("server.maxUploadSize")
+    st.caption(ui.tr("upload_limit", mb=mb))
+    clip = upload = None
+    if source == "sample":
+        clips = settings.sample_clips()
+        if not clips:
+            st.info(ui.tr("no_samples"))
+        else:
+            names = [p.stem for p in clips]
+            default = names.index("short_1shot") if "short_1shot" in names else 0
+            pick = st.selectbox(ui.tr("sample"), names, index=default, key="sample")
+            clip = clips[names.index(pick)]
+    else:
+        upload = st.file_uploader(
+            ui.tr("upload"),
+            type=["mp4", "mov", "m4v", "avi", "mkv", "webm"],
+            key="upload",
+            help=ui.tr("upload_limit", mb=mb),
+        )
+
+    archer = choose_archer(settings)
+
+    if st.button(ui.tr("start"), type="primary", key="analyse"):
+        if archer is None:
+            st.warning(ui.tr("need_name"))
+        elif clip is None and upload is None:
+            st.warning(ui.tr("need_video"))
+        else:
+            try:
+                video = clip if clip is not None else save_upload(upload.getvalue(), upload.name, settings)
+                shown = clip.name if clip is not None else upload.name
+            except CoachError as e:
+                st.error(ui.tr("analysis_failed", error=e), icon=":material/error:")
+            else:
+                job = JOBS.submit(settings, video, archer, shown_name=shown)
+                st.session_state["job"] = job.snapshot().id
+
+    job_id = st.session_state.get("job")
+    if job_id:
+        snap = ui.job_progress(job_id)
+        if snap is not None and snap.is_over:
+            ui.show_job_outcome(snap)
+            if snap.stage == DONE:
+                st.page_link(ui.PAGES["review"], label=ui.tr("open_review"), icon=":material/target:")
+                if st.session_state.get("opened_job") != job_id:
+                    st.session_state["opened_job"] = job_id
+                    st.session_state["review_sid"] = snap.sid
+                    st.switch_page(ui.PAGES["review"])
+
+
+render()

@@ -1,0 +1,243 @@
+"""Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
+verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
+
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from coach.dashboard import ui
+from coach.dashboard.data import (
+    fault_jumps,
+    fmt_value,
+    rule_name,
+    session_label,
+    timeline_rows,
+    verdict_rows,
+)
+from coach.dashboard.jobs import JOBS
+from coach.report.data import gather, limits_text
+
+PHASE_COLOURS = ["#8fb3d9", "#5b8cc2", "#2f5f98", "#e0b050", "#7fb069", "#c0392b"]
+
+
+def running_jobs(settings) -> bool:
+    """Show the analyses still running (the first-start demo, this visitor's own); True if there are any.
+    Their shots are committed as they complete, so the page refreshes with them and once more at the end."""
+    any_running = False
+    demo = JOBS.demo_job(settings)
+    mine = JOBS.get(st.session_state.get("job"))
+    for job in dict.fromkeys(j for j in (demo, mine) if j is not None):
+        snap = job.snapshot()
+        if snap.is_over:
+            continue
+        any_running = True
+        if job is demo:
+            st.info(ui.tr("demo_running", name=snap.video), icon=":material/hourglass_top:")
+        ui.job_progress(snap.id)
+    return any_running
+
+
+def empty_state(settings) -> None:
+    demo = JOBS.demo_job(settings)
+    if demo is not None and demo.snapshot().stage == "error":
+        ui.show_job_outcome(demo.snapshot())
+    st.info(ui.tr("empty_store"), icon=":material/info:")
+    st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
+
+
+def pick_session(sessions: list[dict]) -> int:
+    ids = [s["id"] for s in sessions]
+    by_id = {s["id"]: s for s in sessions}
+    want = st.session_state.pop("review_sid", None)
+    if want in ids:
+        st.session_state["review_session"] = want
+    elif st.session_state.get("review_session") not in ids:
+        st.session_state["review_session"] = ids[-1]
+    return st.selectbox(
+        ui.tr("session"),
+        ids,
+        format_func=ui.fmt(ids, lambda i: session_label(by_id[i], ui.lang())),
+        key="review_session",
+    )
+
+
+def timeline_chart(rows: list[dict]) -> alt.Chart:
+    df = pd.DataFrame(rows)
+    lanes = list(dict.fromkeys(df["lane"]))
+    kinds = list(dict.fromkeys(df["kind"]))
+    pick = alt.selection_point(name="fault_pick", fields=["start_s", "rule"], on="click")
+    return (
+        alt.Chart(df)
+        .mark_bar(cornerRadius=2, height={"band": 0.8})
+        .encode(
+            x=alt.X("start_s:Q", title=ui.tr("time_s")),
+            x2="end_s:Q",
+            y=alt.Y("lane:N", sort=lanes, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)),
+            color=alt.Color(
+                "kind:N", sort=kinds, title=None, scale=alt.Scale(domain=kinds, range=PHASE_COLOURS[: len(kinds)])
+            ),
+            opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
+            tooltip=["label:N", alt.Tooltip("start_s:Q", format=".2f"), alt.Tooltip("end_s:Q", format=".2f")],
+        )
+        .add_params(pick)
+        .properties(height=max(110, 30 * len(lanes)))
+    )
+
+
+def video_panel(settings, sid: int, session: dict, shots: list[dict], pack, fps: float) -> None:
+    lang = ui.lang()
+    jumps = fault_jumps(shots, fps, pack, lang)
+    rows = timeline_rows(shots, fps, pack, lang)
+    start = 0.0
+    if jumps:
+        labels = [ui.tr("jump_none")] + [j["label"] for j in jumps]
+        k = st.selectbox(ui.tr("jump_to"), range(len(labels)), format_func=labels.__getitem__, key=f"jump_{sid}")
+        if k:
+            start = jumps[k - 1]["jump_s"]
+    else:
+        st.caption(ui.tr("no_faults"))
+    video_box = st.container()  # laid out above the timeline, filled once the jump point is known
+    event = None
+    if rows:
+        st.caption(ui.tr("timeline"))
+        event = st.altair_chart(timeline_chart(rows), width="stretch", on_select="rerun", key=f"timeline_{sid}")
+    picked = ((event or {}).get("selection") or {}).get("fault_pick") or []
+    picked = [p for p in picked if p.get("rule")]
+    if picked:
+        start = max(0.0, float(picked[0]["start_s"]) - 0.5)
+    video = settings.annotated_video(sid)
+    if not video.is_file():
+        src = Path(session.get("source") or "")
+        video = src if src.is_file() else None
+    with video_box:
+        if video is None:
+            st.warning(ui.tr("no_video"))
+        else:
+            st.video(str(video), start_time=round(start, 2))
+
+
+def shot_panels(rd, lang: str) -> None:
+    st.subheader(ui.tr("verdicts"))
+    if not rd.shots:
+        return
+    tabs = st.tabs([ui.tr("shot", n=s.index + 1) for s in rd.shots])
+    for tab, sv in zip(tabs, rd.shots):
+        with tab:
+            st.dataframe(
+                pd.DataFrame(verdict_rows(sv.data, rd.pack, rd.annotations, lang)),
+                column_config={
+                    ui.tr("col_quote"): st.column_config.TextColumn(width="large"),
+                    ui.tr("col_cue_en"): st.column_config.TextColumn(width="medium"),
+                },
+                hide_index=True,
+                width="stretch",
+            )
+            for f in sv.faults:
+                r = rd.pack.by_id.get(f["rule"])
+                if r is None:
+                    continue
+                with st.container(border=True):
+                    st.markdown(f"**{r.name_zh} · {r.name_en}** — {ui.tr('v_fault')}")
+                    st.markdown(f"> {r.section}：{r.quote}")
+                    st.markdown(f"{r.meaning_zh if lang == 'zh' else r.meaning_en}")
+                    st.markdown(f"→ **{r.cue_zh}** / *{r.cue_en}*")
+            st.markdown(f"**{ui.tr('key_frames')}**")
+            if not sv.key_frames:
+                st.caption(ui.tr("no_key_frames"))
+            else:
+                cols = st.columns(len(sv.key_frames))
+                for col, (kind, frame, jpeg) in zip(cols, sv.key_frames):
+                    col.image(jpeg, caption=f"{ui.tr('kf_' + kind)} · #{frame}", width="stretch")
+
+
+def consistency_panel(rd, lang: str) -> None:
+    if not rd.consistency:
+        return
+    st.subheader(ui.tr("consistency"))
+    rows = []
+    for f in rd.consistency:
+        r = rd.pack.by_id.get(f["rule"])
+        rows.append(
+            {
+                ui.tr("col_rule"): rule_name(rd.pack, f["rule"], lang),
+                ui.tr("col_verdict"): ui.tr(f"v_{f['verdict']}"),
+                ui.tr("col_value"): fmt_value(f.get("value"), f.get("unit") or ""),
+                ui.tr("col_limits"): limits_text(f.get("threshold") or {}),
+                ui.tr("col_quote"): f"{r.section}：{r.quote}" if r else "",
+                ui.tr("col_cue_zh"): r.cue_zh if r else "",
+                ui.tr("col_cue_en"): r.cue_en if r else "",
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def coach_panel(settings, sid: int, rd, lang: str) -> None:
+    st.subheader(ui.tr("coach_review"))
+    targets = []
+    for sv in rd.shots:
+        for f in sorted(sv.findings, key=lambda f: f["verdict"] != "fault"):
+            targets.append((sv.index, f["rule"], f["verdict"]))
+    targets += [(None, f["rule"], f["verdict"]) for f in rd.consistency]
+    if not targets:
+        return
+
+    def label(k: int) -> str:
+        shot, rid, verdict = targets[k]
+        where = ui.tr("shot", n=shot + 1) if shot is not None else ui.tr("consistency")
+        return f"{where} · {rule_name(rd.pack, rid, lang)} · {ui.tr('v_' + verdict)}"
+
+    with st.form(f"annotate_{sid}", clear_on_submit=True):
+        k = st.selectbox(
+            ui.tr("finding"), range(len(targets)), format_func=ui.fmt(range(len(targets)), label), key="ann_target"
+        )
+        action = st.radio(
+            ui.tr("action"),
+            ("accept", "dismiss", "comment"),
+            format_func=ui.fmt(("accept", "dismiss", "comment"), lambda a: ui.tr("act_" + a)),
+            horizontal=True,
+            key="ann_action",
+        )
+        comment = st.text_area(ui.tr("comment"), key="ann_comment")
+        if st.form_submit_button(ui.tr("save")):
+            shot, rid, _ = targets[k]
+            with settings.store() as store:
+                store.annotate(sid, action, shot=shot, rule=rid, comment=comment.strip())
+            st.success(ui.tr("saved"))
+            st.rerun()
+    if rd.annotations:
+        st.markdown(f"**{ui.tr('annotations')}**")
+        for a in rd.annotations:
+            where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
+            name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
+            text = f" — {a['comment']}" if a.get("comment") else ""
+            st.markdown(
+                f"- {a['created_at'][:16].replace('T', ' ')} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}"
+            )
+
+
+def render() -> None:
+    settings = ui.settings()
+    lang = ui.lang()
+    st.title(f"{ui.tr('page_review')}")
+    running = running_jobs(settings)
+    with settings.store() as store:
+        sessions = store.sessions()
+        if not sessions:
+            if not running:
+                empty_state(settings)
+            return
+        sid = pick_session(sessions)
+        rd = gather(store, sid)
+    fps = rd.fps
+    shots = [sv.data for sv in rd.shots]
+    for note in rd.notes:
+        st.caption(f"{ui.tr('notes')}: {note}")
+    video_panel(settings, sid, rd.session, shots, rd.pack, fps)
+    shot_panels(rd, lang)
+    consistency_panel(rd, lang)
+    coach_panel(settings, sid, rd, lang)
+
+
+render()

@@ -1,0 +1,64 @@
+"""Where the dashboard keeps things, from the environment with embedded defaults:
+
+- `COACH_DB`: the session store (default `./coach.db`);
+- `COACH_MEDIA`: annotated videos and uploads (default: `<db name>-media/` beside the store);
+- `COACH_SAMPLES`: the sample clips offered on the Analyze page (default: the repository's `sample_videos/`);
+- `COACH_DEMO`: the sample analysed on first start when the store is empty (default `short_1shot`;
+  `off` turns it off).
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..store import Store, default_db_path
+
+REPO = Path(__file__).resolve().parents[2]
+VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
+DEMO_ARCHER = "示範射手 Demo"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    db: Path
+    media: Path
+    samples: Path
+    demo: str | None
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        db = default_db_path().resolve()
+        media = Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
+        samples = Path(os.environ.get("COACH_SAMPLES") or REPO / "sample_videos")
+        demo = os.environ.get("COACH_DEMO", "short_1shot").strip()
+        return cls(db, media.resolve(), samples.resolve(), None if demo.lower() in ("", "off", "0", "no") else demo)
+
+    @property
+    def uploads(self) -> Path:
+        return self.media / "uploads"
+
+    def annotated_video(self, sid: int) -> Path:
+        return self.media / f"session-{sid}.mp4"
+
+    def sample_clips(self) -> list[Path]:
+        if not self.samples.is_dir():
+            return []
+        return sorted(p for p in self.samples.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES and p.is_file())
+
+    def demo_clip(self) -> Path | None:
+        if not self.demo:
+            return None
+        clips = self.sample_clips()
+        return next((p for p in clips if p.stem == self.demo), None)
+
+    @contextmanager
+    def store(self):
+        """A store connection for one script run or one worker (SQLite connections stay in their thread)."""
+        s = Store.open(self.db)
+        try:
+            yield s
+        finally:
+            s.close()

@@ -1,0 +1,250 @@
+"""Everything a report shows about one stored session, gathered once and shared by the HTML, PDF, CSV and JSON
+writers: the archer, the session, per shot the findings, key frames (with the skeleton and faults drawn on
+them), metric charts with their thresholds, the consistency block, the coach's annotations and the trends
+over the archer's sessions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+import cv2
+import numpy as np
+
+from posture_rules.metrics import METRICS
+from posture_rules.pack import Profile, Rule, RulePack, load_pack
+
+from ..errors import CoachError
+from ..overlay import Overlay, PoseView
+from ..store import Archer, Store
+
+VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–"}
+VERDICT_LABEL = {"fault": "fault 病", "pass": "pass 合", "not_assessable": "n/a 不可判"}
+
+
+@dataclass(slots=True)
+class Chart:
+    """One metric over one shot: values against frames, the fault thresholds and the phase markers."""
+
+    metric: str
+    title: str
+    unit: str
+    frames: np.ndarray
+    values: np.ndarray  # NaN = not measurable
+    thresholds: list[tuple[float, str]]  # (value, label)
+    markers: list[tuple[int, str]]  # (frame, label)
+    spans: list[tuple[int, int]]  # fault windows (frames)
+    fps: float
+
+    def y_range(self) -> tuple[float, float]:
+        vals = [v for v in self.values.tolist() if math.isfinite(v)] + [t for t, _ in self.thresholds]
+        if not vals:
+            return 0.0, 1.0
+        lo, hi = min(vals), max(vals)
+        pad = (hi - lo) * 0.08 or 1.0
+        return lo - pad, hi + pad
+
+
+@dataclass(slots=True)
+class ShotView:
+    index: int
+    data: dict  # coach.session/1 shot JSON
+    findings: list[dict]
+    faults: list[dict]
+    key_frames: list[tuple[str, int, bytes]]  # (kind, frame, JPEG with overlay)
+    charts: list[Chart]
+
+
+@dataclass(slots=True)
+class ReportData:
+    session: dict
+    archer: Archer
+    pack: RulePack
+    shots: list[ShotView]
+    consistency: list[dict]
+    consistency_measures: dict
+    annotations: list[dict]
+    trends: list[dict]
+    rule_rows: list[tuple[Rule, list[str]]]  # per rule, the verdict of each shot
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return float(self.session.get("fps") or 30.0)
+
+    def rule(self, rid: str) -> Rule | None:
+        return self.pack.by_id.get(rid)
+
+    def annotations_for(self, shot: int | None, rule: str | None) -> list[dict]:
+        return [a for a in self.annotations if a["shot"] == shot and a["rule"] == rule]
+
+    def rule_label(self, rid: str) -> str:
+        r = self.rule(rid)
+        return f"{r.name_zh} {r.name_en}" if r else rid
+
+
+def _pack_for(session: dict) -> RulePack:
+    rep = session.get("report") or {}
+    path = (rep.get("rule_pack") or {}).get("path")
+    pack = None
+    if path and Path(path).is_file():
+        try:
+            pack = load_pack(path)
+        except CoachError:
+            pack = None
+    pack = pack or load_pack()
+    prof = session.get("profile") or {}
+    try:
+        profile = Profile(
+            handedness=None if prof.get("handedness") in (None, "auto") else prof["handedness"],
+            draw_style=prof.get("draw_style", "mediterranean"),
+            tolerance=prof.get("tolerance", "club"),
+            overrides=MappingProxyType({k: dict(v) for k, v in (prof.get("overrides") or {}).items()}),
+        )
+    except ValueError:
+        profile = Profile()
+    return profile.apply(pack)
+
+
+def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[dict]) -> list[Chart]:
+    series = store.series(shot["_id"])
+    if series is None:
+        return []
+    frames = series.frames()
+    out = []
+    for k, m in enumerate(series.names):
+        rules = [r for r in pack.observable if r.metric == m]
+        if not rules:
+            continue
+        vals = series.data[k].astype(np.float64)
+        if m in series.offsets:
+            vals = vals - series.offsets[m]
+        th = []
+        for r in rules:
+            t = r.thresholds
+            if t.enter_above is not None:
+                th.append((t.enter_above, f"{r.name_zh} > {t.enter_above:g}"))
+            if t.enter_below is not None:
+                th.append((t.enter_below, f"{r.name_zh} < {t.enter_below:g}"))
+        marks = [
+            (shot.get(key), label)
+            for key, label in (
+                ("draw_start_frame", "開弓 draw"),
+                ("anchor_frame", "滿 anchor"),
+                ("release_frame", "發 release"),
+            )
+            if shot.get(key) is not None
+        ]
+        spans = [
+            (f["start_frame"], f["end_frame"])
+            for f in faults
+            if f["rule"] in {r.id for r in rules} and f.get("start_frame") is not None
+        ]
+        met = METRICS.get(m)
+        unit = {"deg": "°", "SW": "SW", "s": "s"}.get(met.unit if met else "", met.unit if met else "")
+        title = " / ".join(dict.fromkeys(r.name_zh for r in rules)) + f"  ({m})"
+        out.append(Chart(m, title, unit, frames, vals, th, marks, spans, fps))
+    out.sort(key=lambda c: not c.spans)  # the charts of this shot's faults first
+    return out
+
+
+def _key_frames(store: Store, shot: dict, overlay: Overlay, faults: list[dict]) -> list[tuple[str, int, bytes]]:
+    kfs = store.key_frames(shot["_id"])
+    if not kfs:
+        return []
+    # each fault is drawn on the key frame inside (or nearest to) its window
+    at: dict[int, list[str]] = {kf.frame: [] for kf in kfs}
+    for f in faults:
+        a = f.get("start_frame")
+        b = f.get("end_frame")
+        a = a if a is not None else shot.get("anchor_frame") or 0
+        b = b if b is not None else a
+        best = min(kfs, key=lambda kf, a=a, b=b: 0 if a <= kf.frame <= b else min(abs(kf.frame - a), abs(kf.frame - b)))
+        at[best.frame].append(f["rule"])
+    out = []
+    for kf in kfs:
+        img = cv2.imdecode(np.frombuffer(kf.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        title = f"第{shot['index'] + 1}箭 shot {shot['index'] + 1} · " + (
+            "滿弓 full draw" if kf.kind == "full_draw" else "發矢 release"
+        )
+        if kf.landmarks is not None:
+            pv = PoseView(kf.landmarks[:, :2], kf.landmarks[:, 2])
+            overlay.draw(img, pv, at.get(kf.frame, []), scale=kf.scale, title=title)
+        else:
+            overlay.draw(img, PoseView(None, None), at.get(kf.frame, []), title=title)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if ok:
+            out.append((kf.kind, kf.frame, buf.tobytes()))
+    return out
+
+
+def gather(store: Store, sid: int) -> ReportData:
+    session = store.session(sid)
+    archer = store.archer_by_id(session["archer_id"])
+    pack = _pack_for(session)
+    fps = float(session.get("fps") or 30.0)
+    hand = session.get("handedness") if session.get("handedness") in ("left", "right") else None
+    hand = hand or archer.handedness or "right"
+    overlay = Overlay(pack, hand)
+    shots = []
+    for sh in store.shots(sid):
+        findings = sh.get("findings", [])
+        faults = [f for f in findings if f["verdict"] == "fault"]
+        shots.append(
+            ShotView(
+                sh["index"],
+                sh,
+                findings,
+                faults,
+                _key_frames(store, sh, overlay, faults),
+                _charts(store, sh, pack, fps, faults),
+            )
+        )
+    rep = session.get("report") or {}
+    cons = rep.get("consistency") or {}
+    consistency = cons.get("findings")
+    if consistency is None:
+        consistency = [f for f in store.findings(sid) if f["shot"] is None]
+    notes = list(rep.get("notes") or [])
+    if not session["complete"]:
+        notes.insert(0, f"incomplete session: the analysis stopped after {len(shots)} completed shot(s)")
+    rule_rows = []
+    for r in pack.rules:
+        verdicts = []
+        for s in shots:
+            f = next((f for f in s.findings if f["rule"] == r.id), None)
+            verdicts.append(f["verdict"] if f else "")
+        if any(verdicts) or r.observable:
+            rule_rows.append((r, verdicts))
+    return ReportData(
+        session=session,
+        archer=archer,
+        pack=pack,
+        shots=shots,
+        consistency=consistency,
+        consistency_measures=cons.get("measures") or {},
+        annotations=store.annotations(sid),
+        trends=store.trend_rows(archer.id, up_to=sid),
+        rule_rows=rule_rows,
+        notes=notes,
+    )
+
+
+def limits_text(threshold: dict) -> str:
+    parts = []
+    if threshold.get("below") is not None:
+        parts.append(f"≥ {threshold['below']:g}")
+    if threshold.get("above") is not None:
+        parts.append(f"≤ {threshold['above']:g}")
+    return " and ".join(parts)
+
+
+def value_text(v, unit: str = "") -> str:
+    if v is None:
+        return "—"
+    u = {"deg": "°", "SW": " SW", "s": " s"}.get(unit, f" {unit}" if unit else "")
+    return f"{v:.2f}{u}" if abs(v) < 10 else f"{v:.1f}{u}"
