@@ -20,7 +20,7 @@ from posture_rules.pack import Profile, RulePack, load_pack
 from .body_stream import BodyStream
 from .capture import Frame
 from .engine import RuleEngine, phase_windows
-from .kinematics import Body, classify_view, torso_ratio
+from .kinematics import Body, classify_view, leg_ratio, torso_ratio
 from .landmarks import SIDES
 from .phases import PhaseTracker, ShotPhases
 from .pose import PoseEstimator
@@ -69,6 +69,8 @@ class Analyzer:
         self.frames_with_person = 0
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
+        self._legs: deque[float] = deque(maxlen=int(fps * 120))
+        self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
         self._view = "face-on"
         self._handedness = handed
         self._handedness_source = "profile" if handed else "auto"
@@ -112,8 +114,12 @@ class Analyzer:
         if not math.isnan(r):
             self._ratios.append(r)
             self._recent_ratios.append(r)
+            legs = leg_ratio(body)
+            if not math.isnan(legs):
+                self._legs.append(legs)
+                self._recent_legs.append(legs)
             if body.index % 15 == 0:
-                self._view = classify_view(self._recent_ratios).view
+                self._view = classify_view(self._recent_ratios, self._recent_legs).view
         upd = self.tracker.push(body)
         if self._handedness is None and self.tracker.handedness is not None:
             self._learn_handedness(self.tracker.handedness)
@@ -138,8 +144,8 @@ class Analyzer:
     # ---- per shot --------------------------------------------------------------------------------------
     def _shot_view(self, sp: ShotPhases) -> str:
         lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
-        ratios = [torso_ratio(s.body) for s in self.engine.samples_between(lo, sp.end_frame)]
-        est = classify_view(ratios)
+        bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
+        est = classify_view([torso_ratio(b) for b in bodies], [leg_ratio(b) for b in bodies])
         return est.view if est.confidence > 0 else self._view
 
     def _complete(self, sp: ShotPhases) -> ShotResult:
@@ -189,7 +195,7 @@ class Analyzer:
 
     # ---- report ----------------------------------------------------------------------------------------
     def report(self, complete: bool = True) -> SessionReport:
-        view = classify_view(self._ratios)
+        view = classify_view(self._ratios, self._legs)
         consistency, measures = self.engine.judge_session(self.shots, view.view)
         notes = []
         if self.frames_with_person == 0:

@@ -3,6 +3,11 @@
     video file ─► load_audio (PyAV, mono float, on the video clock) ─► envelope (5 ms log energy)
                ─► detect_onsets (adaptive threshold + sharpness) ─► refine_release(ShotPhases, onsets)
 
+`audio_cues` (what the pipeline runs per file) does the first two steps at once: `decode_envelope` feeds
+each decoded chunk to an `EnvelopeBuilder`, which keeps only the envelopes (2 x 200 float64 a second,
+~11 MB an hour), never the samples, so its memory does not grow with the sound track's length beyond that.
+`load_audio` + `envelope` (the whole track in memory) give the same envelopes, for tests and tools.
+
 The string leaving the fingers makes a short, sharp, broadband sound that phone and camera microphones pick
 up well; the pose sees the draw hand only when it is large and unhidden. Sound is a strong cue, not an oracle
 (a neighbour's bow, the arrow hitting the target, a clap), so it is only ever used inside the window the pose
@@ -25,6 +30,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +80,21 @@ class AudioTrack:
         return len(self.samples) / self.rate
 
 
+@dataclass(slots=True, frozen=True)
+class AudioInfo:
+    """What is kept of a decoded sound track once its samples are gone (see `decode_envelope`)."""
+
+    rate: int
+    n_samples: int
+    start_s: float  # video-clock time of the first sample
+    audio_start_s: float = 0.0
+    video_start_s: float = 0.0
+
+    @property
+    def duration_s(self) -> float:
+        return self.n_samples / self.rate
+
+
 @dataclass(slots=True)
 class Envelope:
     log_energy: np.ndarray  # log10 mean square per bin: the band onsets are detected in
@@ -118,15 +139,18 @@ def _start_s(stream) -> float:
     return float(stream.start_time * stream.time_base)
 
 
-def load_audio(path: str | os.PathLike) -> AudioTrack | None:
-    """The first audio stream of a media file as mono float32 on the video clock; None if the file has no
-    audio stream or it cannot be decoded."""
+def _decode_mono(path: str | os.PathLike, on_chunk: Callable[[np.ndarray, int], None]) -> tuple[float, float] | None:
+    """Decode the first audio stream of a media file to mono float32, handing each chunk and its sample rate
+    to `on_chunk` as it is decoded (nothing is kept here). Returns (audio start, video start) on the file's
+    clock; None if the file has no audio stream, cannot be opened, or nothing of it could be decoded (a
+    stream that breaks off later keeps what was decoded before)."""
     import av
 
     try:
         container = av.open(str(path))
     except (av.FFmpegError, OSError):
         return None
+    got = False
     with container:
         if not container.streams.audio:
             return None
@@ -134,26 +158,44 @@ def load_audio(path: str | os.PathLike) -> AudioTrack | None:
         v_start = _start_s(container.streams.video[0]) if container.streams.video else 0.0
         a_start = _start_s(astream)
         resampler = av.AudioResampler(format="flt", layout="mono")
-        chunks: list[np.ndarray] = []
         first_pts_s: float | None = None
-        rate = astream.rate or 0
         try:
             for frame in container.decode(astream):
                 if first_pts_s is None and frame.pts is not None and frame.time_base is not None:
                     first_pts_s = float(frame.pts * frame.time_base)
                 for out in resampler.resample(frame):
-                    rate = out.sample_rate
-                    chunks.append(out.to_ndarray().reshape(-1))
+                    on_chunk(out.to_ndarray().reshape(-1), out.sample_rate)
+                    got = True
             for out in resampler.resample(None):
-                chunks.append(out.to_ndarray().reshape(-1))
+                on_chunk(out.to_ndarray().reshape(-1), out.sample_rate)
+                got = True
         except av.FFmpegError:
-            if not chunks:
+            if not got:
                 return None
-    if not chunks or rate <= 0:
+    if not got:
         return None
-    samples = np.concatenate(chunks).astype(np.float32, copy=False)
     # The first decoded frame's time is the truth (the container may trim encoder priming from it).
     a0 = first_pts_s if first_pts_s is not None else a_start
+    return a0, v_start
+
+
+def load_audio(path: str | os.PathLike) -> AudioTrack | None:
+    """The first audio stream of a media file as mono float32 on the video clock; None if the file has no
+    audio stream or it cannot be decoded. Holds the whole track (4 bytes a sample: ~690 MB for an hour at
+    48 kHz): the pipeline uses `decode_envelope` instead."""
+    chunks: list[np.ndarray] = []
+    rate = 0
+
+    def take(x: np.ndarray, r: int) -> None:
+        nonlocal rate
+        chunks.append(x)
+        rate = r
+
+    starts = _decode_mono(path, take)
+    if starts is None or not chunks or rate <= 0:
+        return None
+    a0, v_start = starts
+    samples = np.concatenate(chunks).astype(np.float32, copy=False)
     return AudioTrack(samples, int(rate), a0 - v_start, a0, v_start)
 
 
@@ -166,10 +208,16 @@ def _log_energy(x: np.ndarray, hop: int) -> np.ndarray:
     return np.log10(np.maximum(e, 10.0**LOG_FLOOR))
 
 
+@lru_cache(maxsize=16)
+def _highpass_sos(rate: int, hz: float) -> np.ndarray:
+    return butter(2, hz, btype="highpass", fs=rate, output="sos")
+
+
 def _highpass(x: np.ndarray, rate: int, hz: float, zi=None):
+    """`x` high-passed, and the filter state to carry into the next chunk (zero state when `zi` is None)."""
     if hz <= 0 or hz >= rate / 2:
         return x, zi
-    sos = butter(2, hz, btype="highpass", fs=rate, output="sos")
+    sos = _highpass_sos(rate, hz)
     if zi is None:
         zi = sosfilt_zi(sos) * 0.0
     return sosfilt(sos, x, zi=zi)
@@ -182,6 +230,79 @@ def envelope(track: AudioTrack, hop_s: float = HOP_S, highpass_hz: float = DETEC
     det, _ = _highpass(x, track.rate, highpass_hz)
     wide, _ = _highpass(x, track.rate, WIDE_HZ)
     return Envelope(_log_energy(det, hop), hop / track.rate, track.start_s, _log_energy(wide, hop))
+
+
+class EnvelopeBuilder:
+    """`envelope()` of a track whose samples arrive in chunks of any size, keeping only the envelopes.
+
+    The high-pass filters carry their state from chunk to chunk and the filtered samples of a partial hop
+    wait for the next chunk, so the result equals `envelope()` of the whole track (to the last bit: the same
+    operations on the same numbers). Chunks are gathered into blocks of about `block_s` before filtering
+    (fewer, larger NumPy calls); memory is that block plus the envelopes."""
+
+    def __init__(self, rate: int, hop_s: float = HOP_S, highpass_hz: float = DETECT_HZ, block_s: float = 1.0):
+        if rate <= 0:
+            raise ValueError(f"sample rate must be positive, not {rate}")
+        self.rate = int(rate)
+        self.hop = max(1, int(round(hop_s * rate)))
+        self.n_samples = 0
+        self._cutoffs = (highpass_hz, WIDE_HZ)  # detection band, wide band
+        self._zi: list = [None, None]
+        self._left = [np.zeros(0), np.zeros(0)]  # filtered samples of the hop not yet complete
+        self._bins: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+        self._block = max(self.hop, int(block_s * rate))
+        self._buf: list[np.ndarray] = []
+        self._n_buf = 0
+
+    def push(self, samples: np.ndarray) -> None:
+        x = np.asarray(samples).reshape(-1)
+        if not len(x):
+            return
+        self._buf.append(x)
+        self._n_buf += len(x)
+        self.n_samples += len(x)
+        if self._n_buf >= self._block:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buf:
+            return
+        x = (np.concatenate(self._buf) if len(self._buf) > 1 else self._buf[0]).astype(np.float64)
+        self._buf, self._n_buf = [], 0
+        for b, hz in enumerate(self._cutoffs):
+            y, self._zi[b] = _highpass(x, self.rate, hz, self._zi[b])
+            if len(self._left[b]):
+                y = np.concatenate([self._left[b], y])
+            n = len(y) // self.hop * self.hop
+            self._bins[b].append(_log_energy(y[:n], self.hop))
+            self._left[b] = y[n:].copy()  # not a view: the block itself is let go
+
+    def envelope(self, t0_s: float = 0.0) -> Envelope:
+        """The envelopes of everything pushed so far (a trailing partial hop is left out, as `envelope()` does)."""
+        self._flush()
+        det, wide = (np.concatenate(b) if b else np.zeros(0) for b in self._bins)
+        return Envelope(det, self.hop / self.rate, t0_s, wide)
+
+
+def decode_envelope(
+    path: str | os.PathLike, hop_s: float = HOP_S, highpass_hz: float = DETECT_HZ
+) -> tuple[Envelope, AudioInfo] | None:
+    """`envelope(load_audio(path))` computed while decoding, without ever holding the samples: memory is the
+    envelopes (~11 MB an hour) plus a second of samples, whatever the length. None as for `load_audio`."""
+    builder: EnvelopeBuilder | None = None
+
+    def take(x: np.ndarray, rate: int) -> None:
+        nonlocal builder
+        if builder is None:
+            builder = EnvelopeBuilder(rate, hop_s, highpass_hz)
+        builder.push(x)
+
+    starts = _decode_mono(path, take)
+    if starts is None or builder is None:
+        return None
+    a0, v_start = starts
+    info = AudioInfo(builder.rate, builder.n_samples, a0 - v_start, a0, v_start)
+    return builder.envelope(info.start_s), info
 
 
 def load_envelope(path: str | os.PathLike) -> Envelope:
@@ -217,7 +338,11 @@ def _past_median(e: np.ndarray, nb: int) -> np.ndarray:
     """out[k] = median(e[k-nb:k]) (NaN for k < nb)."""
     out = np.full(len(e), np.nan)
     if len(e) > nb:
-        out[nb:] = np.median(np.lib.stride_tricks.sliding_window_view(e, nb), axis=1)[: len(e) - nb]
+        win = np.lib.stride_tricks.sliding_window_view(e, nb)
+        step = 1 << 16  # np.median copies the windows it is given: a block at a time, not nb x the envelope
+        for a in range(nb, len(e), step):
+            b = min(len(e), a + step)
+            out[a:b] = np.median(win[a - nb : b - nb], axis=1)
     return out
 
 
@@ -442,11 +567,11 @@ def refine_release(
 
 @dataclass(slots=True)
 class AudioCues:
-    """A recording's sound, decoded once before the pose runs."""
+    """A recording's sound, decoded once before the pose runs: its envelopes and onsets, not its samples."""
 
     envelope: Envelope
     onsets: list[Onset]
-    track: AudioTrack | None = None
+    info: AudioInfo | None = None
 
     def refiner(self, fps: float, window_s: float = WINDOW_S) -> Callable[[ShotPhases, FrameTimes], ShotPhases]:
         """The Analyzer's `release_refiner`: (ShotPhases, frame times) -> ShotPhases."""
@@ -457,7 +582,7 @@ class AudioCues:
         return refine
 
     def summary(self) -> dict:
-        t = self.track
+        t = self.info
         return {
             "onsets": len(self.onsets),
             "sharp_onsets": sum(o.sharp for o in self.onsets),
@@ -466,15 +591,18 @@ class AudioCues:
 
 
 def audio_cues(path: str | os.PathLike) -> AudioCues | None:
-    """Decode a video's sound and find its onsets; None if it has no (decodable) audio."""
+    """Decode a video's sound and find its onsets; None if it has no (decodable) audio. The samples are
+    reduced to envelopes while decoding (`decode_envelope`): memory does not grow with the track's length."""
     try:
-        track = load_audio(path)
+        decoded = decode_envelope(path)
     except (ValueError, RuntimeError, MemoryError):  # an odd or broken audio stream: the pose alone times it
         return None
-    if track is None or len(track.samples) < track.rate * BASE_S * 4:
+    if decoded is None:
         return None
-    env = envelope(track)
-    return AudioCues(env, detect_onsets(env), track)
+    env, info = decoded
+    if info.n_samples < info.rate * BASE_S * 4:
+        return None
+    return AudioCues(env, detect_onsets(env), info)
 
 
 def cues_from_envelope(env: Envelope) -> AudioCues:

@@ -157,6 +157,8 @@ class RuleEngine:
         self._baseline: dict[str, deque[float]] = {
             m: deque(maxlen=max(int(SETUP_S * fps), 5)) for m in self.frame_metrics if METRICS[m].relative_to_setup
         }
+        # The setup pose's median, recomputed only when the setup window changes (not on every frame).
+        self._baseline_value: dict[str, float] = dict.fromkeys(self._baseline, math.nan)
 
     # ---- per frame -------------------------------------------------------------------------------------
     def measure(self, body: Body) -> dict[str, float]:
@@ -177,6 +179,7 @@ class RuleEngine:
             for m, q in self._baseline.items():
                 if not math.isnan(vals[m]):
                     q.append(vals[m])
+                    self._baseline_value[m] = float(np.median(q))
         active = []
         for r in self.frame_rules:
             h = self._live[r.id]
@@ -184,9 +187,8 @@ class RuleEngine:
                 h.reset()
                 continue
             v = vals[r.metric]
-            if r.metric in self._baseline:
-                q = self._baseline[r.metric]
-                v = v - float(np.median(q)) if q else math.nan
+            if r.metric in self._baseline_value:
+                v = v - self._baseline_value[r.metric]
             if h.update(v, body.t_ms):
                 active.append(r.id)
         return vals, active

@@ -124,9 +124,13 @@ class ShoulderWidth:
     view the shoulders may never look square and the unit would collapse (seen on real footage: 15 px of
     "shoulder width" on a 140 px torso)."""
 
+    REFRESH = 6  # frames between recomputing the quantiles: the unit changes slowly, this runs every frame
+
     def __init__(self, window: int = 90):
         self._w: deque[float] = deque(maxlen=window)
         self._torso: deque[float] = deque(maxlen=window)
+        self._value = math.nan
+        self._stale = 0
 
     def update(self, xy: np.ndarray, vis: np.ndarray) -> float:
         if vis[LEFT_SHOULDER] >= VIS_MIN and vis[RIGHT_SHOULDER] >= VIS_MIN:
@@ -141,20 +145,28 @@ class ShoulderWidth:
                         self._torso.append(t)
         if not self._w:
             return math.nan
-        sw = float(np.percentile(self._w, 75))
-        if self._torso:
-            sw = max(sw, TORSO_FLOOR * float(np.median(self._torso)))
-        return sw
+        self._stale -= 1
+        if self._stale <= 0 or math.isnan(self._value):
+            w = sorted(self._w)
+            sw = w[(3 * (len(w) - 1)) // 4]
+            if self._torso:
+                t = sorted(self._torso)
+                sw = max(sw, TORSO_FLOOR * t[len(t) // 2])
+            self._value, self._stale = sw, self.REFRESH
+        return self._value
 
 
 TORSO_FLOOR = 0.45
 
 
-VIEWS = ("face-on", "down-line", "other")
+VIEWS = ("face-on", "down-line", "other", "high")
 # Shoulder width over torso length: ~0.55–0.75 square to the camera, ~0.1–0.2 in profile. Measured on the
 # real tracks in shared/realpose: front views 0.42–0.57 over the shot, front-oblique 0.40, behind-oblique 0.16.
 FACE_ON_RATIO = 0.40
 DOWN_LINE_RATIO = 0.25
+# Hip-to-ankle over torso length: 1.5–1.6 with the camera at shoulder height (synthetic clips; adults'
+# legs are ~1.6 torsos), 1.31 from the high camera that shows the stance; below this the view is "high".
+HIGH_LEG_RATIO = 1.42
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +176,12 @@ class ViewEstimate:
     ratio: float  # shoulder width / torso length
 
 
-def classify_view(ratios: list[float] | np.ndarray) -> ViewEstimate:
-    """Face-on shows the shoulders wide against the torso; down-line (profile) shows them narrow.
+def classify_view(ratios, leg_ratios=()) -> ViewEstimate:
+    """Face-on shows the shoulders wide against the torso; down-line (profile) shows them narrow; a high
+    camera looking down shortens the legs against the torso.
 
-    `ratios` are SW / torso length per frame; the median decides and the share of frames agreeing with
-    it is the confidence.
+    `ratios` are SW / torso length per frame, `leg_ratios` hip-to-ankle / torso length where the feet are
+    seen; the median decides and the share of frames agreeing with it is the confidence.
     """
     r = np.asarray([x for x in ratios if not math.isnan(x)])
     if len(r) == 0:
@@ -177,7 +190,19 @@ def classify_view(ratios: list[float] | np.ndarray) -> ViewEstimate:
     cats = np.where(r >= FACE_ON_RATIO, 0, np.where(r <= DOWN_LINE_RATIO, 1, 2))
     view = VIEWS[0] if med >= FACE_ON_RATIO else VIEWS[1] if med <= DOWN_LINE_RATIO else VIEWS[2]
     conf = float(np.mean(cats == VIEWS.index(view)))
+    legs = np.asarray([x for x in leg_ratios if not math.isnan(x)])
+    if view == "face-on" and len(legs) >= max(5, 0.3 * len(r)) and float(np.median(legs)) < HIGH_LEG_RATIO:
+        return ViewEstimate("high", round(float(np.mean(legs < HIGH_LEG_RATIO)), 3), round(med, 3))
     return ViewEstimate(view, round(conf, 3), round(med, 3))
+
+
+def leg_ratio(body: Body) -> float:
+    names = ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip", "bow_ankle", "draw_ankle")
+    if not body.visible(names):
+        return math.nan
+    hip = body.mid("bow_hip", "draw_hip")
+    torso = g.distance(body.mid("bow_shoulder", "draw_shoulder"), hip)
+    return g.distance(hip, body.mid("bow_ankle", "draw_ankle")) / torso if torso > 0 else math.nan
 
 
 def torso_ratio(body: Body) -> float:

@@ -39,7 +39,8 @@ FACE_POINTS = [NOSE, INDEX["mouth_left"], INDEX["mouth_right"], INDEX["left_ear"
 TORSO_TO_SW_MIN = 0.45
 
 # --- anchor (full draw) ----------------------------------------------------------------------------------
-ANCHOR_FACE_MAX_SW = 0.9  # draw wrist to the nearest face point; under-jaw anchors put it ~0.5 below the nose
+ANCHOR_FACE_MAX_SW = 1.15  # draw wrist to the nearest face point: 0.4-0.8 in real and synthetic anchors;
+# MediaPipe puts it ~1.0 from a high camera (stance_high). The "ahead" test below keeps the set out.
 # The draw hand has come back to the face: its offset from the nose along the nose-to-bow-hand direction.
 # At the set (end of the raise) the hand is in front of the face, +0.3..+1.4 SW towards the bow; at the
 # anchor -0.2..-0.7 face-on (real and synthetic archers), -0.03..+0.07 down-line; a set right at the

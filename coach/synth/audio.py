@@ -238,3 +238,48 @@ def mux_audio(
             # Interleave by time, as a camera writes them.
             for _, p in sorted(packets, key=lambda tp: tp[0]):
                 dst.mux(p)
+
+
+def write_tone_track(
+    path: str | os.PathLike,
+    duration_s: float,
+    rate: int = RATE,
+    *,
+    seed: int = 0,
+    click_every_s: float = 2.0,
+    chunk_s: float = 1.0,
+) -> list[float]:
+    """An audio-only MP4 (AAC, mono) of any length, generated and encoded a second at a time (never the whole
+    track in memory): a quiet 220 Hz hum and room hiss, with a sharp broadband click every `click_every_s`.
+    For memory and long-input tests of the audio path. Returns the click times (s)."""
+    import av
+
+    rng = np.random.default_rng(seed)
+    n_total = int(round(duration_s * rate))
+    step = max(1024, int(round(chunk_s * rate)) // 1024 * 1024)
+    click = release_sound(rng, rate).astype(np.float64) * 0.6
+    every = int(round(click_every_s * rate))
+    starts = list(range(every // 2, n_total, every))
+    tb = Fraction(1, rate)
+    with av.open(str(path), mode="w", format="mp4") as dst:
+        aout = dst.add_stream("aac", rate=rate, layout="mono")
+        aout.bit_rate = 96000
+        for i0 in range(0, n_total, step):
+            n = min(step, n_total - i0)
+            t = (i0 + np.arange(n)) / rate
+            x = 0.01 * np.sin(2 * np.pi * 220.0 * t) + 0.002 * rng.standard_normal(n)
+            for s in starts:  # clicks reaching into this chunk (one may start in the previous one)
+                a, b = max(s, i0), min(s + len(click), i0 + n)
+                if a < b:
+                    x[a - i0 : b - i0] += click[a - s : b - s]
+            x = x.astype(np.float32)
+            for j in range(0, n, 1024):
+                fr = av.AudioFrame.from_ndarray(x[j : j + 1024].reshape(1, -1), format="flt", layout="mono")
+                fr.sample_rate = rate
+                fr.pts = i0 + j
+                fr.time_base = tb
+                for p in aout.encode(fr):
+                    dst.mux(p)
+        for p in aout.encode(None):
+            dst.mux(p)
+    return [s / rate for s in starts]

@@ -209,8 +209,9 @@ def build_timeline(
             # The hand goes straight back level in the world, even when the trunk leans (pre-rotate the
             # trunk-relative offsets), so only the fault that was asked for shows in the follow-through.
             lean_deg = lean.get("trunk_roll", 0.0)
-            mx, my = _unroll(-0.40, 0.07, lean_deg)
-            bx, by = _unroll(-0.74, 0.03, lean_deg)
+            sink = 0.154 * float(np.sin(np.radians(lean_deg)))  # how far the draw shoulder sinks with the lean
+            mx, my = _unroll(-0.40, 0.07 - sink, lean_deg)
+            bx, by = _unroll(-0.74, 0.03 - sink, lean_deg)
             mid = with_(hold_end, **let_go, draw_x=mx, draw_y=my, draw_z=-0.02)
             back = with_(hold_end, **let_go, draw_x=bx, draw_y=by, draw_z=-0.06, draw_elbow_rel=0.0)
             keys.append(Key(t + 1.0 / fps, with_(hold_end, **let_go)))
