@@ -65,14 +65,15 @@ class MediaPipePose:
                 min_detection_confidence=min_detection_confidence,
                 min_tracking_confidence=0.5,
             )
-        self._first = True
+        self._quiet_frames = 5
         self._rgb = _RGB()
         self._lm = np.empty((N_LANDMARKS, 4))
         self._world = np.empty((N_LANDMARKS, 3))
 
     def estimate(self, frame: Frame) -> PoseFrame:
-        if self._first:  # the delegates announce themselves on the first inference
-            self._first = False
+        if self._quiet_frames > 0:
+            # The delegates announce themselves from the graph's threads during the first inferences.
+            self._quiet_frames -= 1
             with native_stderr_silenced():
                 res = self._pose.process(self._rgb(frame.image))
         else:

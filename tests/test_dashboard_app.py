@@ -73,10 +73,10 @@ def test_empty_store_pages_say_how_to_start(env):
         assert expected in texts(at)
 
 
-def test_live_page_is_a_placeholder_with_its_hook(env):
+def test_live_page_renders_through_its_hook(env):
     at = app("live").run()
     no_exception(at)
-    assert "live module" in at.info[0].value
+    assert at.radio(key="live_mode") and at.text_input(key="live_source").value == "0"
 
 
 def test_rulebook_lists_every_rule_with_its_text(env):

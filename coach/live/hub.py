@@ -221,11 +221,15 @@ def _recorder_factory(db, archer: str, source: str, pack: RulePack, profile: Pro
 
 def _figures(session: LiveSession, extra_dropped: Callable[[], int] = lambda: 0) -> Figures:
     s = session.stats
+    try:
+        p50 = s.percentile(50) if s.latencies_ms else None
+    except RuntimeError:  # the analysis thread appended while we read; next poll
+        p50 = None
     return Figures(
         released=session.feeder.released,
         analysed=s.analysed,
         dropped=session.frames.dropped + extra_dropped(),
-        latency_p50_ms=s.percentile(50) if s.latencies_ms else None,
+        latency_p50_ms=p50,
     )
 
 

@@ -196,11 +196,11 @@ def build_timeline(
             drop = with_(
                 hold_end,
                 **let_go,
-                draw_x=-0.22,
-                draw_y=-0.34,
-                draw_z=0.14,
-                draw_elbow_rel=60.0,
+                draw_x=-0.30,
+                draw_y=-0.30,
+                draw_z=0.05,
                 draw_elbow_rel_weight=0.0,
+                draw_elbow_out=1.0,  # bend in the image plane, so the bent arm shows face-on
             )
             keys.append(Key(t + 1.0 / fps, with_(hold_end, **let_go)))
             keys.append(Key(t + 0.3, drop))

@@ -1,0 +1,338 @@
+"""The dashboard's Live page (`coach/dashboard/pages/live.py` calls `render(lang)`).
+
+Two cameras:
+- **this computer's** (a laptop's webcam, a video file fed at its real rate like a camera, or a stream URL): a
+  `CameraRun` — capture and analysis in worker threads — shared by every tab, since a camera opens once;
+- **the browser's** (a phone or tablet on the same network) through streamlit-webrtc: a `BrowserRun` per tab,
+  whose `callback` hands each frame to the analysis and returns it annotated at once.
+
+The page polls the run's board (`coach.live.hub`) from an `st.fragment(run_every=…)`: the newest annotated frame,
+faults as they are confirmed (rule, classical line, cue), a summary after each release, the tally and the
+dropped-frame count. Worker threads never touch `st.session_state`. Every shot is in the store the moment it
+completes, so stopping, or closing the tab, loses nothing already shot.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from posture_rules.pack import RulePack, load_pack
+
+from ..capture import parse_source
+from ..dashboard.data import archer_names
+from ..dashboard.i18n import t
+from ..dashboard.settings import Settings
+from ..errors import CoachError
+from ..results import ShotResult
+from .check import FAIL, OK, WARN, CameraCheck
+from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
+
+CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
+REFRESH_S = 0.5
+NEW = "\x00new"
+MAX_FAULTS_SHOWN = 12
+MARK = {OK: "✅", WARN: "⚠️", FAIL: "❌"}
+CHECK_ITEM_LABELS = {
+    "framing": "check_framing",
+    "room": "check_room",
+    "view": "views",
+    "distance": "check_distance",
+    "light": "check_light",
+}
+
+
+@st.cache_resource
+def _pack() -> RulePack:
+    return load_pack()
+
+
+def render(lang: str = "zh") -> None:
+    settings = Settings.from_env()
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    archer = _choose_archer(settings, lang)
+    modes = ("machine", "browser")
+    names = {m: tr(f"live_mode_{m}") for m in modes}
+    mode = st.radio(tr("live_mode"), modes, format_func=lambda m: names[m], horizontal=True, key="live_mode")
+    if mode == "machine":
+        _machine(settings, archer, lang)
+    else:
+        _browser(settings, archer, lang)
+
+
+# ---- who is shooting ----------------------------------------------------------------------------------------
+def _choose_archer(settings: Settings, lang: str) -> str | None:
+    with settings.store() as store:
+        names = archer_names(store)
+    options = [*names, NEW]
+    labels = {n: (t("new_archer", lang) if n == NEW else n) for n in options}
+    pick = st.selectbox(t("archer", lang), options, format_func=lambda n: labels.get(n, n), key="live_archer")
+    if pick != NEW:
+        return pick
+    name = st.text_input(t("archer_name", lang), key="live_new_archer", placeholder="王小明 / Wang Xiaoming")
+    return name.strip() or None
+
+
+# ---- this computer's camera ---------------------------------------------------------------------------------
+def _machine(settings: Settings, archer: str | None, lang: str) -> None:
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    run = REGISTRY.get(CAMERA_KEY)
+    running = run is not None and run.running
+    spec = st.text_input(tr("live_source"), value="0", key="live_source", help=tr("live_source_help"))
+    with st.expander(tr("check_title"), expanded=not running):
+        st.caption(tr("check_intro"))
+        if st.button(tr("check_run"), key="live_check", disabled=running or not spec.strip()):
+            from .check import check_source
+
+            try:
+                with st.spinner(tr("check_run")):
+                    st.session_state["live_check_result"] = check_source(parse_source(spec.strip()), pack=_pack())
+            except CoachError as e:
+                st.session_state.pop("live_check_result", None)
+                st.error(tr("live_cannot_open", error=e), icon=":material/error:")
+        result = st.session_state.get("live_check_result")
+        if isinstance(result, CameraCheck):
+            show_check(result, lang)
+
+    c1, c2, _ = st.columns([1, 1, 4])
+    start = c1.button(tr("live_start"), type="primary", key="live_start", disabled=running)
+    stop = c2.button(tr("live_stop"), key="live_stop", disabled=not running)
+    if start:
+        if archer is None:
+            st.warning(t("need_name", lang))
+        elif not spec.strip():
+            st.warning(tr("live_need_source"))
+        else:
+            try:
+                new = CameraRun(settings.db, archer, spec.strip(), pack=_pack()).start()
+            except CoachError as e:  # a missing camera or file, a bad URL, a store that is not ours: one line
+                st.error(tr("live_cannot_open", error=e), icon=":material/error:")
+            else:
+                REGISTRY.put(CAMERA_KEY, new)
+                st.rerun()
+    if stop and run is not None:
+        run.stop()
+        run.join(10)  # the analysis finishes what it has and closes the session in the store
+        st.rerun()
+    run = REGISTRY.get(CAMERA_KEY)
+    if run is None:
+        return
+    if run.running:
+        _poll(CAMERA_KEY, lang, True, True)
+    else:
+        panel(run.board.snapshot(), run, lang, show_image=True)
+
+
+# ---- the browser's camera -----------------------------------------------------------------------------------
+def _browser(settings: Settings, archer: str | None, lang: str) -> None:
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    st.caption(tr("live_browser_intro"))
+    if archer is None:
+        st.warning(t("need_name", lang))
+        return
+    key = f"browser:{st.session_state.setdefault('live_browser_id', uuid.uuid4().hex)}"
+    run = REGISTRY.get(key)
+    if run is None or (run.archer != archer and not run.running):
+        try:
+            run = REGISTRY.put(key, BrowserRun(settings.db, archer, pack=_pack()))
+        except CoachError as e:
+            st.error(str(e), icon=":material/error:")
+            return
+
+    from streamlit_webrtc import WebRtcMode, webrtc_streamer
+
+    from .webrtc import RTC_CONFIGURATION, enable_loopback_candidates
+
+    if not _has_server():  # e.g. under AppTest: streamlit-webrtc needs the dashboard's server
+        st.info(tr("live_browser_no_server"), icon=":material/info:")
+        return
+    enable_loopback_candidates()  # before the peer connection is made: see docs/webrtc-findings.md
+    ctx = webrtc_streamer(
+        key="live_webrtc",
+        mode=WebRtcMode.SENDRECV,
+        rtc_configuration=RTC_CONFIGURATION,
+        media_stream_constraints={"video": True, "audio": False},
+        video_frame_callback=run.callback,
+        on_video_ended=run.stop,
+        async_processing=True,
+    )
+    playing = bool(getattr(ctx.state, "playing", False))
+    signalling = bool(getattr(ctx.state, "signalling", False))
+    if run.running and not playing and not signalling:
+        run.stop()  # the component's STOP: close the session (its shots are already stored)
+
+    with st.expander(tr("check_title"), expanded=False):
+        st.caption(tr("check_intro"))
+        if st.button(tr("check_run"), key="live_check_browser"):
+            frames = run.check_samples()
+            if not frames:
+                st.info(tr("check_need_frames"))
+            else:
+                from ..pose import make_estimator
+                from .check import check_frames
+
+                est = make_estimator()
+                try:
+                    st.session_state["live_check_browser_result"] = check_frames(frames, est, pack=_pack())
+                finally:
+                    est.close()
+        result = st.session_state.get("live_check_browser_result")
+        if isinstance(result, CameraCheck):
+            show_check(result, lang)
+
+    if run.running or playing:
+        _poll(key, lang, False, run.running)
+    elif run.board.session_no:
+        panel(run.board.snapshot(), run, lang, show_image=False)
+    else:
+        st.info(tr("live_browser_idle"))
+
+
+def _has_server() -> bool:
+    """A real Streamlit server (AppTest's runtime is a mock, which streamlit-webrtc cannot work with)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
+    except Exception:
+        return False
+
+
+# ---- the live panel -----------------------------------------------------------------------------------------
+@st.fragment(run_every=REFRESH_S)
+def _poll(key: str, lang: str, show_image: bool, was_running: bool) -> None:
+    run = REGISTRY.get(key)
+    if run is None:
+        return
+    snap = panel(run.board.snapshot(), run, lang, show_image)
+    if was_running and not snap.running:
+        st.rerun(scope="app")  # over: the whole page again (buttons, the saved-session note)
+
+
+def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    pack = run.board.pack
+    if snap.error:
+        st.error(tr("live_failed", error=snap.error), icon=":material/error:")
+    elif snap.state == "starting":
+        st.info(tr("live_starting"), icon=":material/hourglass_top:")
+    elif snap.running:
+        st.caption(f":red[●] {tr('live_running', source=snap.source)} · {snap.archer}")
+    else:
+        st.caption(f"■ {tr('live_stopped', source=snap.source)} · {snap.archer}")
+    if snap.status and snap.running:
+        st.warning(snap.status, icon=":material/videocam_off:")
+    if show_image:
+        left, right = st.columns([3, 2])
+        with left:
+            img = run.board.image(lang)
+            if img is None:
+                st.caption(tr("live_waiting_frame"))
+            else:
+                st.image(img, channels="BGR", output_format="JPEG", width="stretch")
+    else:
+        right = st.container()
+    with right:
+        _tally(snap, pack, lang)
+        st.subheader(tr("live_faults"))
+        _faults(snap.events, pack, lang)
+    st.subheader(tr("live_shots"))
+    _shots(snap.shots, pack, lang)
+    if not snap.running and snap.sids:
+        st.success(tr("live_saved", sids=", ".join(f"#{s}" for s in snap.sids)), icon=":material/check_circle:")
+    return snap
+
+
+def _tally(snap: Snapshot, pack: RulePack, lang: str) -> None:
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    f = snap.figures
+    a, b = st.columns(2)
+    a.metric(tr("live_m_shots"), snap.tally.shots)
+    b.metric(tr("live_m_clean"), snap.tally.clean)
+    c, d = st.columns(2)
+    c.metric(tr("live_m_dropped"), f.dropped)
+    share = f.analysed_share
+    d.metric(tr("live_m_analysed"), f"{f.analysed}" + (f" ({share:.0%})" if share is not None else ""))
+    top = snap.tally.faults.most_common(4)
+    if top:
+        names = " · ".join(f"{_name(pack, rid, lang)} ×{n}" for rid, n in top)
+        st.caption(f"{tr('live_top_faults')}: {names}")
+    if f.latency_p50_ms is not None:
+        st.caption(f"{tr('live_m_latency')}: {f.latency_p50_ms:.0f} ms")
+
+
+def _name(pack: RulePack, rid: str, lang: str) -> str:
+    r = pack.by_id.get(rid)
+    if r is None:
+        return rid
+    return f"{r.name_zh} {r.name_en}" if lang == "zh" else f"{r.name_en} {r.name_zh}"
+
+
+def _rule_lines(pack: RulePack, rid: str, lang: str) -> tuple[str, str, str]:
+    """(name in both languages, the classical line, the cue in both languages)."""
+    r = pack.by_id.get(rid)
+    if r is None:
+        return rid, "", ""
+    cue = f"{r.cue_zh} / {r.cue_en}" if lang == "zh" else f"{r.cue_en} / {r.cue_zh}"
+    return _name(pack, rid, lang), f"{r.section}：{r.quote}", cue
+
+
+def _faults(events: list[FaultEvent], pack: RulePack, lang: str) -> None:
+    if not events:
+        st.caption(t("live_no_faults", lang))
+        return
+    for e in reversed(events[-MAX_FAULTS_SHOWN:]):
+        name, quote, cue = _rule_lines(pack, e.rule, lang)
+        when = (
+            t("live_fault_at", lang, shot=e.shot + 1, t=e.t_s)
+            if e.shot is not None
+            else t("live_fault_at_noshot", lang, t=e.t_s)
+        )
+        with st.container(border=True):
+            st.markdown(f"**:red[✗ {name}]** · {when}")
+            if quote:
+                st.markdown(f"> {quote}")
+            if cue:
+                st.caption(f"→ {cue}")
+
+
+def _shots(shots: list[ShotResult], pack: RulePack, lang: str) -> None:
+    if not shots:
+        st.caption(t("live_no_shots", lang))
+        return
+    for shot in reversed(shots):
+        head = [f"**{t('live_shot_title', lang, n=shot.index + 1)}**"]
+        rel = shot.times_s.get("release_at")
+        if rel is not None:
+            head.append(t("live_release_at", lang, t=rel))
+        hold = shot.times_s.get("hold_s")
+        if hold is not None:
+            head.append(t("live_hold", lang, t=hold))
+        if not shot.complete:
+            head.append(t("live_incomplete", lang))
+        faults = shot.faults
+        head.append(t("live_n_faults", lang, n=len(faults)) if faults else f":green[{t('live_clean', lang)}]")
+        with st.container(border=True):
+            st.markdown(" · ".join(head))
+            for f in faults:
+                name, quote, cue = _rule_lines(pack, f.rule, lang)
+                st.markdown(f"- **:red[{name}]** — {quote}  \n  → {cue}")
+
+
+# ---- camera check -------------------------------------------------------------------------------------------
+def show_check(c: CameraCheck, lang: str) -> None:
+    tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
+    pack = _pack()
+    head = {OK: st.success, WARN: st.warning, FAIL: st.error}[c.status]
+    head(f"{MARK[c.status]} {tr('check_' + c.status)}")
+    st.caption(tr("check_view", view=c.view, n=c.frames_with_person, total=c.frames))
+    rows = [
+        f"- {MARK[i.status]} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}" for i in c.items
+    ]
+    st.markdown("\n".join(rows))
+    ok_names = ", ".join(_name(pack, rid, lang) for rid in c.judgeable) or "—"
+    st.markdown(f"**{tr('check_judgeable', n=len(c.judgeable))}**: {ok_names}")
+    if c.not_judgeable:
+        st.markdown(f"**{tr('check_not_judgeable', n=len(c.not_judgeable))}**")
+        st.markdown("\n".join(f"- {_name(pack, rid, lang)}: {why}" for rid, why in c.not_judgeable.items()))
