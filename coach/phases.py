@@ -7,6 +7,13 @@ chasing the noisy onsets forward; the release is found forward from the anchor a
 frame on the unsmoothed points. The live phase in each PhaseUpdate is a cheap per-frame belief; the frame
 numbers in ShotPhases come from the look-back and are exact, only delayed by a few frames.
 
+Draw time (anchor - draw start) is a rule of its own (draw_tempo), so both ends are placed where the
+movement starts and stops, not where it crosses a speed threshold: human (and the synthetic archer's) draws
+are eased, starting and ending at rest, so a threshold lands well inside the draw at both ends. The draw
+start is the set, the slowest moment of the arms between the raise and the middle of the draw
+(`_back_raise_draw`); the anchor, first detected once the draw has slowed, is moved at the release to where
+the span reached the hold's and the arms became as still as in the hold (`_refine_anchor`).
+
 All lengths are in body units U (shoulder widths, see `_unit`) and all positions are taken relative to the
 shoulder midpoint, so a handheld camera's pan and zoom cancel out. All speeds and durations use t_ms, never
 frame counts, because live capture drops frames.
@@ -58,7 +65,12 @@ DERIV_MAX_GAP_S = 0.25  # live: widen to the nearest frame up to this far when f
 
 # --- look-back for the raise and the draw start ----------------------------------------------------------
 LOOKBACK_S = 6.0  # the longest raise + draw looked back over from the anchor
-DRAW_ONSET_SPAN_SPEED_SW_S = 0.4  # the span grows faster than this during the draw
+SET_BOW_DROP_SW = 0.5  # the set is searched back to where the bow wrist was this far below its mid-draw height
+DRAW_SPAN_GROWTH_MIN_SW = 0.5  # a draw widens the span more than this after the raise face-on (down-line
+# it barely does)
+SET_MOTION_TOL_SW_S = 0.1  # the draw starts at the last frame this close to the slowest arm motion at the set
+SET_MOTION_TOL_FRAC = 0.1  # ... or this share of the draw's (90th percentile) arm speed, if less (a slow draw)
+SET_MOTION_TOL_MIN_SW_S = 0.03
 RAISE_ONSET_SPEED_SW_S = 0.4  # the bow wrist moves faster than this during the raise
 RAISE_LEVEL_BELOW_SW = 0.35  # "the bow wrist reaches shoulder height", with room for a low bow hand
 RAISE_REST_S = 0.2  # the bow arm rested this long before the raise
@@ -69,6 +81,8 @@ RELEASE_START_SW = 0.15  # ... and it has started to leave the anchor position
 RELEASE_CONFIRM_S = 0.3  # a hold twitch comes back to the face within this time; a release does not
 RELEASE_CONFIRM_SW = 0.35  # late in that window the hand is at least this far from the anchor (or lost),
 RELEASE_JITTER_FACTOR = 1.5  # ... and farther than this many times the hold's own 90th-percentile stray
+RELEASE_BACK_MIN_COS = -0.5  # ... and its way from the anchor is within 120 deg of straight back from the bow
+RELEASE_END_GLITCH_FRAMES = 2  # near frames at the very end of the confirmation window ignored as glitches
 RELEASE_END_MIN_SW = 0.2  # a release cut off by the end of the video has left the anchor by this much
 RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is moving,
 RELEASE_ONSET_JITTER_FACTOR = 2.0  # ... or above this many times the hold's median raw speed
@@ -76,7 +90,12 @@ HOLD_JITTER_S = 1.0  # the hold jitter is measured over this much of the hold be
 RELEASE_ONSET_BACK_S = 0.2  # the onset lies at most this far before the detected jump
 HOLD_REF_S = 0.5  # the anchor position is the median of the draw wrist over this much of the hold
 HOLD_REF_GAP_S = 0.1  # ... ending this long before the jump, so the jump itself is not in it
-ANCHOR_SPAN_TOL_SW = 0.2  # the anchor is where the span first comes within this of the hold's span
+ANCHOR_SPAN_TOL_FRAC = 0.05  # full draw: the span is within this share of the draw's extent of the hold's,
+ANCHOR_SPAN_WANDER_FACTOR = 2.0  # ... or this many times the hold's interquartile span range, if more
+ANCHOR_STILL_S = 0.2  # ... and the arms stay as still as in the hold's quieter half for this long,
+ANCHOR_SETTLE_MAX_S = 1.2  # ... starting within this time of the span reaching the hold's (else the span
+ANCHOR_SETTLE_DRAW_FRAC = 0.7  # alone tells), or this share of the draw so far if longer: a slow draw settles
+# slowly, a handheld phone's jittery hold never looks still
 LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down,
 LET_DOWN_DROP_SW = 0.6  # ... and this far below where it was at the anchor (a low bow arm is not a let-down)
 LOWERED_DROP_SW = 0.5  # follow-through: the bow arm is down when this far below its anchor height
@@ -268,24 +287,70 @@ def _still_at_anchor(buf: Sequence[_Frame], i: int, side: str) -> bool:
     return math.hypot(vx, vy) < ANCHOR_HAND_SPEED_SW_S and not _rate(buf, i, _span) > ANCHOR_SPAN_SPEED_SW_S
 
 
-def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness: str) -> tuple[int, int]:
-    """Walk back from the anchor: (raise start, draw start) as positions in buf, both >= floor_i."""
+def _motion(buf: Sequence[_Frame], i: int, side: str) -> float:
+    """How fast the arms move at buf[i]: bow-wrist speed plus draw-wrist speed (U/s, body-relative)."""
+    bow = math.hypot(_rate(buf, i, lambda f: f.wrists(side)[0][0]), _rate(buf, i, lambda f: f.wrists(side)[0][1]))
+    draw = math.hypot(_rate(buf, i, lambda f: f.wrists(side)[1][0]), _rate(buf, i, lambda f: f.wrists(side)[1][1]))
+    return bow + draw
 
-    # Draw start: the span has been growing since then (a pause in the growth ends the walk, which
-    # separates the draw from a raise that also widens the span as the bow arm goes out).
-    def span(f: _Frame) -> float:
-        return _span(f)
 
-    # The span may still creep at the anchor; start the walk where it is clearly growing.
-    j = anchor_i
-    while j > floor_i and not (_rate(buf, j, span) > DRAW_ONSET_SPAN_SPEED_SW_S):
-        j -= 1
-        if buf[anchor_i].t - buf[j].t > 1.0:
-            j = anchor_i
-            break
-    while j > floor_i and _rate(buf, j - 1, span) > DRAW_ONSET_SPAN_SPEED_SW_S:
-        j -= 1
-    draw_i = j
+def _draw_mid(buf: Sequence[_Frame], anchor_i: int, floor_i: int) -> int:
+    """Position of the middle of the draw: the last frame before the anchor whose span is at most halfway
+    from the narrowest span of the look-back to the anchor's span."""
+    spans = [_span(buf[k]) for k in range(floor_i, anchor_i + 1)]
+    spans = [sp for sp in spans if not math.isnan(sp)]
+    s_a = _span(buf[anchor_i])
+    if not spans or math.isnan(s_a):
+        return anchor_i
+    mid = 0.5 * (s_a + min(spans))
+    k = anchor_i
+    while k > floor_i and not _span(buf[k]) <= mid:
+        k -= 1
+    return k
+
+
+def _raised_since(buf: Sequence[_Frame], i: int, floor_i: int, handedness: str) -> int:
+    """The last position before buf[i] where the bow wrist was still SET_BOW_DROP_SW below its height there
+    (in the raise), or floor_i."""
+    bow_y = buf[i].wrists(handedness)[0][1]
+    k = i
+    if not math.isnan(bow_y):
+        while k > floor_i and not buf[k].wrists(handedness)[0][1] > bow_y + SET_BOW_DROP_SW:
+            k -= 1
+    return k
+
+
+def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness: str) -> tuple[int, int, int]:
+    """Walk back from the anchor: (raise start, draw start, middle of the draw) as positions in buf, all
+    >= floor_i.
+
+    The draw start is the set: the moment the arms are slowest between the raise (the bow wrist still
+    rising towards shoulder height) and the middle of the draw. Raise and draw are each a movement that
+    starts and ends at rest, so their speeds pass through a minimum there; an onset threshold on the span's
+    growth instead finds a point well into the draw, and MediaPipe's wrist jitter at the start of the draw
+    (the hand in front of the face) makes onsets unreliable anyway."""
+    mid_i = _draw_mid(buf, anchor_i, floor_i)
+    k = _raised_since(buf, anchor_i, floor_i, handedness)
+    if _span(buf[anchor_i]) - _span(buf[k]) < DRAW_SPAN_GROWTH_MIN_SW:
+        # The span hardly grew after the raise (down-line: the hand comes back in depth), so its midpoint
+        # may fall in the raise: the middle of the draw is where the draw hand was halfway to the anchor.
+        end = buf[anchor_i].wrists(handedness)[1]
+        dist = [_dist(buf[j].wrists(handedness)[1], end) for j in range(k, anchor_i + 1)]
+        far = max((d for d in dist if not math.isnan(d)), default=math.nan)
+        mid_i = anchor_i
+        while mid_i > k and not dist[mid_i - k] >= 0.5 * far:
+            mid_i -= 1
+    else:
+        k = _raised_since(buf, mid_i, floor_i, handedness)
+    mid_i = max(mid_i, k)
+    motion = [(j, _motion(buf, j, handedness)) for j in range(k, mid_i + 1)]
+    motion = [(j, m) for j, m in motion if not math.isnan(m)]
+    draw_i = mid_i
+    if motion:
+        m_min = min(m for _, m in motion)
+        peak = float(np.percentile([m for _, m in motion], 90))
+        tol = min(SET_MOTION_TOL_SW_S, max(SET_MOTION_TOL_MIN_SW_S, SET_MOTION_TOL_FRAC * peak))
+        draw_i = max(j for j, m in motion if m <= m_min + tol)
 
     def bow_speed(i: int) -> float:
         vx = _rate(buf, i, lambda f: f.wrists(handedness)[0][0])
@@ -306,7 +371,7 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
         k -= 1
     if rest_from is not None:
         k = rest_from
-    return min(k, draw_i), draw_i
+    return min(k, draw_i), draw_i, mid_i
 
 
 def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
@@ -353,6 +418,7 @@ class _Candidate:
     t: float
     ref: np.ndarray  # the anchor position the hand left (median of the recent hold)
     confirm_sw: float  # how far the hand must be late in the window for a release
+    back: np.ndarray | None = None  # unit vector from the bow hand to the anchor: the way a release goes
 
 
 @dataclass(slots=True)
@@ -365,9 +431,11 @@ class _OpenShot:
     anchor_at: tuple[int, float]
     handedness: str
     bow_y: float = 0.0  # the bow wrist's height at the anchor (U below the shoulder line)
+    mid_at: tuple[int, float] = (-1, 0.0)  # the middle of the draw (the anchor is refined forward from it)
+    set_span: float = math.nan  # the span at the draw start
+    refined: bool = False
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
-    spans: deque[tuple[int, float, float]] = field(default_factory=lambda: deque(maxlen=BUFFER_MAX_FRAMES))
 
 
 class _State(str, Enum):
@@ -459,7 +527,7 @@ class PhaseTracker:
         floor_i = 0
         while floor_i < anchor_i and buf[floor_i].index <= self._floor_index:
             floor_i += 1
-        raise_i, draw_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
+        raise_i, draw_i, mid_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
         a = buf[anchor_i]
         bow_ys = [g.wrists(self.handedness)[0][1] for g in buf[anchor_i:]]
         bow_ys = [y for y in bow_ys if not math.isnan(y)]
@@ -470,12 +538,9 @@ class PhaseTracker:
             anchor_at=(a.index, a.t),
             handedness=self.handedness,
             bow_y=float(np.median(bow_ys)) if bow_ys else 0.0,
+            mid_at=(buf[mid_i].index, buf[mid_i].t),
+            set_span=_span(buf[draw_i]),
         )
-        # The hold's spans start at the anchor, not at its (delayed) confirmation.
-        for g in buf[anchor_i:]:
-            sp = _span(g)
-            if not math.isnan(sp):
-                self._shot.spans.append((g.index, g.t, sp))
         self._shots += 1
         self._state = _State.HOLD
         self._run = {"right": -1, "left": -1}
@@ -489,6 +554,20 @@ class PhaseTracker:
         ]
         pts = [p for p in pts if not np.isnan(p[0])]
         return np.median(np.asarray(pts), axis=0) if pts else None
+
+    def _back_dir(self, before_t: float, ref: np.ndarray) -> np.ndarray | None:
+        """Unit vector from the bow wrist (median over the recent hold) to the anchor position `ref`."""
+        pts = [
+            f.wrists(self.handedness)[0]
+            for f in self._buf
+            if f.index >= self._shot.anchor_at[0] and before_t - HOLD_REF_S <= f.t <= before_t
+        ]
+        pts = [p for p in pts if not np.isnan(p[0])]
+        if not pts:
+            return None
+        v = ref - np.median(np.asarray(pts), axis=0)
+        n = math.hypot(v[0], v[1])
+        return v / n if n > 0 else None
 
     def _hold_jitter(self, before_t: float) -> float:
         """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
@@ -506,9 +585,6 @@ class PhaseTracker:
         buf = self._buf
         f = buf[-1]
         bow, draw = f.wrists(self.handedness)
-        span = _span(f)
-        if not math.isnan(span):
-            self._shot.spans.append((f.index, f.t, span))
         if not np.isnan(bow[1]) and bow[1] > max(LET_DOWN_BELOW_SW, self._shot.bow_y + LET_DOWN_DROP_SW):
             return [self._close(f, complete=False)]
         if len(buf) < 2 or np.isnan(draw[0]):
@@ -522,7 +598,7 @@ class PhaseTracker:
         if ref is None or _dist(draw, ref) < RELEASE_START_SW:
             return []
         thr = max(RELEASE_CONFIRM_SW, RELEASE_JITTER_FACTOR * self._hold_jitter(f.t - HOLD_REF_GAP_S))
-        self._shot.cand = _Candidate(f.index, f.t, ref, thr)
+        self._shot.cand = _Candidate(f.index, f.t, ref, thr, self._back_dir(f.t - HOLD_REF_GAP_S, ref))
         self._state = _State.CANDIDATE
         return self._candidate()
 
@@ -549,8 +625,9 @@ class PhaseTracker:
             return []
         ds = self._cand_dists()
         # Judge the later part of the window: by then a release is well away, a twitch is back.
-        late = [d for i, d in ds if self._buf[i].t - t_c >= RELEASE_CONFIRM_S / 2]
-        if late and float(np.median(late)) >= thr:
+        late = [(i, d) for i, d in ds if self._buf[i].t - t_c >= RELEASE_CONFIRM_S / 2]
+        away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
+        if late and float(np.median([d for _, d in late])) >= thr and self._went_back(away):
             self._accept_release(ds, thr)
             self._state = _State.FOLLOW
         else:
@@ -558,17 +635,40 @@ class PhaseTracker:
             self._shot.cand = None
         return []
 
+    def _went_back(self, positions: list[int]) -> bool:
+        """The hand did not leave the anchor towards the bow hand (a lost hand counts as gone). A release sends
+        it back, or back and down along the neck as seen face-on (real05: mostly down); when MediaPipe folds
+        the upper body (shoulders and arms drawn together) or misplaces the hand at the face during the set and
+        then finds it again, the hand jumps forwards, towards the bow: not a release."""
+        c = self._shot.cand
+        if c.back is None or not positions:
+            return True
+        away = []
+        for i in positions:
+            p = self._buf[i].wrists(self.handedness)[1]
+            d = _dist(p, c.ref)
+            away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
+        return float(np.median(away)) > RELEASE_BACK_MIN_COS
+
     def _candidate_moving_away(self) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was
         still leaving the anchor at the last frame."""
-        ds = [d for _, d in self._cand_dists()]
-        return len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= RELEASE_END_MIN_SW
+        cd = self._cand_dists()
+        ds = [d for _, d in cd]
+        return len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= RELEASE_END_MIN_SW and self._went_back([cd[-1][0]])
 
     def _accept_release(self, ds: list[tuple[int, float]], thr: float) -> None:
         s = self._shot
         ref = s.cand.ref
         # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
         # so the release may come a little after the frame that opened the window.
+        # A frame or two of garbage at the end (MediaPipe mirrors the body as the hand flies out of view,
+        # placing it back near the face) is not the hand coming back.
+        n_back = 0
+        while n_back < len(ds) and ds[-1 - n_back][1] < thr / 2:
+            n_back += 1
+        if 0 < n_back <= RELEASE_END_GLITCH_FRAMES and n_back < len(ds):
+            ds = ds[:-n_back]
         jump = ds[-1][0]
         for i, d in reversed(ds):
             if d < thr / 2:
@@ -586,6 +686,7 @@ class PhaseTracker:
             on = max(on, anchor_pos + 1)
         s.release_at = (buf[on].index, buf[on].t)
         s.cand = None
+        self._refine_anchor(s.release_at[1])
 
     def _follow(self) -> list[ShotPhases]:
         s = self._shot
@@ -598,20 +699,66 @@ class PhaseTracker:
         return []
 
     def _refine_anchor(self, until_t: float) -> None:
-        """Move the anchor to where the span first reached the hold's span: a pause in a slow draw can pass
-        for the anchor when it is first detected (real02), but the hold that follows tells the true span."""
+        """Move the anchor to where full draw was reached: the first frame after the middle of the draw from
+        which the arms stay about as still as in the hold for ANCHOR_STILL_S, with the span within
+        ANCHOR_SPAN_TOL_FRAC of the draw's extent from the hold's. The anchor is first detected when the draw
+        has slowed below ANCHOR_SPAN_SPEED_SW_S, which on an eased draw is well before it ends (and after a
+        MediaPipe fold, when the arms are seen again); the hold that follows tells how still "still" is."""
         s = self._shot
-        spans = s.spans
-        t0 = s.anchor_at[1]
-        settled = [sp for _, t, sp in spans if t0 + 2 * ANCHOR_CONFIRM_S <= t <= until_t - HOLD_REF_GAP_S]
-        if len(settled) < 5:
+        if s.refined:
             return
-        target = float(np.median(settled)) - ANCHOR_SPAN_TOL_SW
-        for idx, t, sp in spans:
-            if sp >= target:
-                if idx > s.anchor_at[0]:
-                    s.anchor_at = (idx, t)
+        s.refined = True
+        side = s.handedness
+        buf = list(self._buf)
+        det = self._find(s.anchor_at[0])
+        if det is None:
+            return
+        hi = len(buf) - 1
+        while hi > det and buf[hi].t > until_t - HOLD_REF_GAP_S:
+            hi -= 1
+        if hi - det < 3:
+            return
+        lo = det
+        while lo > 0 and buf[lo - 1].index >= s.mid_at[0]:
+            lo -= 1
+        motion = [_motion(buf, j, side) for j in range(lo, hi + 1)]
+        spans = [_span(buf[j]) for j in range(lo, hi + 1)]
+        hold_m = [m for m in motion[det - lo :] if not math.isnan(m)]
+        late = [sp for sp in spans[det - lo :] if not math.isnan(sp)]
+        draw_m = [m for m in motion[: det - lo + 1] if not math.isnan(m)]
+        if len(hold_m) < 3 or not late:
+            return
+        still = float(np.percentile(hold_m, 25))
+        peak = float(np.percentile(draw_m, 90)) if draw_m else 0.0
+        still += min(SET_MOTION_TOL_SW_S, max(SET_MOTION_TOL_MIN_SW_S, SET_MOTION_TOL_FRAC * peak))
+        s_hold = float(np.median(late))
+        extent = s_hold - s.set_span if not math.isnan(s.set_span) else 0.0
+        # MediaPipe's span wanders in a steady hold (a bow wrist creeping 0.1 U): no tighter than that.
+        wander = float(np.percentile(late, 75) - np.percentile(late, 25))
+        min_span = s_hold - max(ANCHOR_SPAN_TOL_FRAC * max(extent, 0.0), ANCHOR_SPAN_WANDER_FACTOR * wander)
+        at_span: int | None = None
+        for k in range(det, hi + 1):
+            if not spans[k - lo] >= min_span:
+                continue
+            if at_span is None:
+                at_span = k
+                settle = max(ANCHOR_SETTLE_MAX_S, ANCHOR_SETTLE_DRAW_FRAC * (buf[k].t - s.draw_at[1]))
+            if buf[k].t - buf[at_span].t > settle + 1e-6:
+                break
+            j = k
+            ok = True
+            while j <= hi and buf[j].t - buf[k].t <= ANCHOR_STILL_S + 1e-6:
+                if not motion[j - lo] <= still:
+                    ok = False
+                    break
+                j += 1
+            if ok:
+                s.anchor_at = (buf[k].index, buf[k].t)
                 return
+        # The arms never settled as still as the hold's quieter half soon after the span was reached: a
+        # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
+        if at_span is not None:
+            s.anchor_at = (buf[at_span].index, buf[at_span].t)
 
     def _close(self, end: _Frame, complete: bool) -> ShotPhases:
         s = self._shot
