@@ -39,10 +39,8 @@ HIDDEN_SHOTS = {
     ("stance_high", 1): "MediaPipe folds the upper body (shoulders 0.16 wide) over the whole hold, 343-387",
     ("fault_bow_hand", 2): "fold at 532-552 hides the anchor, and the hold after it jitters (draw wrist at "
     "0.5-2.6 U/s, bow wrist drifting 0.4 U) so it never looks still",
-    ("short_1shot", 0): "live only: a fold (125-167) hides the anchor; after it MediaPipe reads the archer as "
-    "facing away and the hand drifts back at ~1 U/s until the release, never still for 0.2 s",
 }
-HIDDEN_MODES = {("short_1shot", 0): ("live",)}
+HIDDEN_MODES: dict[tuple[str, int], tuple[str, ...]] = {}
 
 # (clip, truth shot, mode) -> why the release is off by more than the tolerance.
 RELEASE_MISSES = {
@@ -51,8 +49,6 @@ RELEASE_MISSES = {
     ("fault_release", 1, "live"): "dead release, as recorded",
     ("fault_bow_arm", 1, "recorded"): "MediaPipe swaps the wrists 8 frames into the release (395-405, "
     "shoulders at 0.5-0.7 width, under the fold threshold only some frames): +9",
-    ("short_1shot", 0, "recorded"): "MediaPipe reads the archer as facing away until 185, then re-acquires "
-    "the hand 2-3 frames behind it: +3",
 }
 
 # (clip, truth shot, mode) -> why the draw time is off by more than DRAW_TOL_S.
@@ -69,7 +65,6 @@ DRAW_MISSES = {
     ("bystander", 0, "live"): "as recorded; the hand found at the face 0.6 s early",
     ("bystander", 1, "recorded"): "draw start 20 frames late: the set is hidden by a fold",
     ("bystander", 1, "live"): "draw start 12 frames early, anchor 7 late",
-    ("short_1shot", 0, "recorded"): "a fold (125-167) hides the anchor: anchored when the arms reappear",
 }
 
 

@@ -124,7 +124,7 @@ SCENARIOS: dict[str, Scenario] = {
             (CLEAN,),
             width=640,
             height=360,
-            seed=23,
+            seed=2,  # seed 23's archer was read by MediaPipe as facing away for 2 s around the anchor
         ),
     )
 }
