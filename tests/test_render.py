@@ -29,9 +29,9 @@ def rendered(tmp_path_factory):
 
     clip = sample_clip("short_1shot")
     out = tmp_path_factory.mktemp("render") / '渲染 "out" dir' / "annotated 箭.mp4"
-    # an archer profile strict enough that the bow arm (≈173° at full draw) is a fault in every clip, so the
-    # highlight is checked whatever the rule engine's defaults flag
-    strict = Profile(overrides=MappingProxyType({"straight_bow_arm": {"enter_below": 179.9, "exit_below": 179.9}}))
+    # an archer profile no bow arm can satisfy (a joint angle is at most 180°), so a fault is flagged at every
+    # full draw and its highlight is checked whatever the rule engine's defaults flag on the clip
+    strict = Profile(overrides=MappingProxyType({"straight_bow_arm": {"enter_below": 181.0, "exit_below": 181.0}}))
     r = render_video(clip, out, profile=strict)
     assert r.path == out and out.is_file()
     return clip, out, r

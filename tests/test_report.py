@@ -58,7 +58,7 @@ def recorded(tmp_path_factory):
         # A clean clip: the archer's profile overrides one threshold so strictly that the bow arm (≈173° at full
         # draw) is a fault, so the report has a fault to show whatever the pack's defaults flag.
         with Store.open(db) as store:
-            store.ensure_archer(ARCHER, overrides={"straight_bow_arm": {"enter_below": 179.9, "exit_below": 179.9}})
+            store.ensure_archer(ARCHER, overrides={"straight_bow_arm": {"enter_below": 181.0, "exit_below": 181.0}})
     assert main(["analyze", str(clip), "--archer", ARCHER, "--db", str(db), "--save-pose", str(track)]) == 0
     with Store.open(db) as store:
         (s,) = store.sessions()
