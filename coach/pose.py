@@ -19,7 +19,7 @@ import numpy as np
 
 from .capture import Frame
 from .errors import CoachError
-from .landmarks import LEFT_SHOULDER, N_LANDMARKS, RIGHT_SHOULDER
+from .landmarks import LEFT_SHOULDER, RIGHT_SHOULDER
 from .pose_frame import PoseFrame
 from .quiet import native_stderr_silenced
 
@@ -65,17 +65,18 @@ class MediaPipePose:
                 min_detection_confidence=min_detection_confidence,
                 min_tracking_confidence=0.5,
             )
-        self._quiet_frames = 5
+        # The detector's and the landmark model's delegates announce themselves on their first runs, and the
+        # landmark model first runs when a person is first found: stay quiet until a few frames after that.
+        self._quiet_frames = 3
+        self._person_seen = False
         self._rgb = _RGB()
-        self._lm = np.empty((N_LANDMARKS, 4))
-        self._world = np.empty((N_LANDMARKS, 3))
 
     def estimate(self, frame: Frame) -> PoseFrame:
         if self._quiet_frames > 0:
-            # The delegates announce themselves from the graph's threads during the first inferences.
-            self._quiet_frames -= 1
             with native_stderr_silenced():
                 res = self._pose.process(self._rgb(frame.image))
+            self._person_seen = self._person_seen or res.pose_landmarks is not None
+            self._quiet_frames -= self._person_seen
         else:
             res = self._pose.process(self._rgb(frame.image))
         if res.pose_landmarks is None:
