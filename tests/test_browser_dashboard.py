@@ -5,34 +5,18 @@ review must show a fault of that clip's ground truth with its classical quote. S
 import json
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 import warnings
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLES
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
+from conftest import SAMPLES
 
 from coach.store import Store
 from posture_rules.pack import load_pack
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SAMPLE_DIR = Path(os.environ.get("COACH_TEST_SAMPLES") or SAMPLES)
 
 
@@ -48,12 +32,6 @@ def shortest_fault_clip() -> tuple[Path, dict] | None:
     return best
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     if not CHROMIUM.exists():
@@ -67,40 +45,8 @@ def server(tmp_path_factory):
     samples = tmp / "samples"
     samples.mkdir()
     shutil.copy(clip, samples / clip.name)
-    port = free_port()
-    env = {
-        **os.environ,
-        "COACH_DB": str(tmp / "coach.db"),
-        "COACH_MEDIA": str(tmp / "media"),
-        "COACH_SAMPLES": str(samples),
-        "COACH_DEMO": "off",
-        "GLOG_minloglevel": "2",
-    }
-    log = open(tmp / "streamlit.log", "wb")
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true"]
-    cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((tmp / "streamlit.log").read_text(errors="replace")[-3000:])
-            time.sleep(0.5)
+    with streamlit_app(tmp, {"COACH_SAMPLES": str(samples)}) as url:
         yield url, clip, truth, tmp
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
 
 
 def test_analyse_a_fault_clip_and_see_the_fault_with_its_quote(server, output_dir):

@@ -6,19 +6,14 @@ page with its classical line, the moment the analysis confirms it. Screenshot: t
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, SAMPLES
-from test_browser_dashboard import CHROMIUM, CHROMIUM_FLAGS, free_port
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
+from conftest import SAMPLES
 
 from coach.store import Store
 from posture_rules.pack import load_pack
@@ -69,40 +64,9 @@ def live_server(tmp_path_factory):
     truth = json.loads((SAMPLES / f"{CLIP}.truth.json").read_text(encoding="utf-8"))
     tmp = tmp_path_factory.mktemp("browser_live")
     y4m = write_y4m(mp4, tmp / f"{CLIP}.y4m")
-    port = free_port()
-    env = {
-        **os.environ,
-        "COACH_DB": str(tmp / "coach.db"),
-        "COACH_MEDIA": str(tmp / "media"),
-        "COACH_DEMO": "off",
-        "COACH_WEBRTC_LOOPBACK_ONLY": "1",  # the media stays on loopback
-        "GLOG_minloglevel": "2",
-    }
-    log = open(tmp / "streamlit.log", "wb")
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true"]
-    cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((tmp / "streamlit.log").read_text(errors="replace")[-3000:])
-            time.sleep(0.5)
+    # COACH_WEBRTC_LOOPBACK_ONLY: the media stays on loopback
+    with streamlit_app(tmp, {"COACH_WEBRTC_LOOPBACK_ONLY": "1"}) as url:
         yield url, y4m, truth, tmp
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
 
 
 def _start_button(page, deadline: float):

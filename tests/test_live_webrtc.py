@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_support import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -63,12 +63,6 @@ def _write_y4m(path: Path, w=320, h=240, n=30) -> None:
             f.write(b"FRAME\n" + cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420).tobytes())
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_browser_camera_connects_over_loopback(tmp_path):
     pytest.importorskip("streamlit_webrtc")
     playwright = pytest.importorskip("playwright.sync_api")
@@ -77,7 +71,7 @@ def test_browser_camera_connects_over_loopback(tmp_path):
     app, y4m, frames = tmp_path / "app.py", tmp_path / "cam.y4m", tmp_path / "frames.txt"
     app.write_text(APP)
     _write_y4m(y4m)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "FRAMES_OUT": str(frames)}
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true", "--server.port", str(port),
@@ -124,6 +118,7 @@ def test_browser_camera_connects_over_loopback(tmp_path):
             assert start is not None, "the webrtc component never showed its START button"
             start.locator("button:has-text('START')").click()
             states: list[str] = []
+            deadline = time.monotonic() + 90  # connecting, then the first frames reaching the server callback
             while time.monotonic() < deadline:
                 states = start.evaluate("window.__pcStates || []")
                 if "connected" in states and frames.exists():
