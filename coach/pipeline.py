@@ -9,7 +9,7 @@ from pathlib import Path
 
 from posture_rules.pack import Profile, RulePack
 
-from .analyzer import Analyzer, ReleaseRefiner, ShotListener
+from .analyzer import Analyzer, FrameListener, ReleaseRefiner, ShotListener
 from .capture import FrameSource
 from .errors import CoachError
 from .pose import make_estimator
@@ -27,6 +27,7 @@ def analyze_video(
     model: str | os.PathLike | None = None,
     save_pose: str | os.PathLike | None = None,
     on_shot: Iterable[ShotListener] = (),
+    on_frame: Iterable[FrameListener] = (),
     progress: Progress | None = None,
     audio: bool = True,
 ) -> SessionReport:
@@ -48,6 +49,7 @@ def analyze_video(
         mode="recorded",
         source=str(path),
         on_shot=on_shot,
+        on_frame=on_frame,
         release_refiner=cues.refiner(src.fps) if cues is not None else None,
     )
     poses = [] if save_pose else None

@@ -15,10 +15,9 @@ import numpy as np
 
 from posture_rules.pack import Profile, RulePack, load_pack
 
-from .analyzer import Analyzer
 from .capture import FrameSource
 from .overlay import Overlay, PoseView
-from .pose import make_estimator
+from .pipeline import analyze_video
 from .report.output import atomic_path
 from .results import SessionReport
 from .video_io import VideoWriter
@@ -56,10 +55,8 @@ def analyze_with_poses(
     on_shot=(),
     progress: Progress | None = None,
 ) -> tuple[SessionReport, dict[int, PoseView]]:
-    """Analyse a video and keep every frame's pose and phase (what the overlay draws), the last frames that
-    `Analyzer.finish()` flushes included."""
-    src = FrameSource(video)
-    estimator = make_estimator(model)
+    """`coach analyze`'s analysis of a video (sound included), keeping every frame's pose and phase for the
+    overlay — the last frames that `Analyzer.finish()` flushes included."""
     poses: dict[int, PoseView] = {}
 
     def keep(r) -> None:
@@ -71,25 +68,16 @@ def analyze_with_poses(
             tuple(r.active_faults),
         )
 
-    analyzer = Analyzer(
-        src.fps,
-        src.width,
-        src.height,
+    report = analyze_video(
+        video,
         pack=pack,
         profile=profile,
-        source=str(video),
+        model=model,
         on_shot=list(on_shot),
         on_frame=[keep],
+        progress=(lambda done, total: progress("analyse", done, total)) if progress else None,
     )
-    try:
-        with src:
-            for frame in src:
-                analyzer.push_pose(estimator.estimate(frame))
-                if progress:
-                    progress("analyse", frame.index + 1, src.frame_count_hint)
-    finally:
-        estimator.close()
-    return analyzer.finish(), poses
+    return report, poses
 
 
 def draw_video(

@@ -248,3 +248,17 @@ def value_text(v, unit: str = "") -> str:
         return "—"
     u = {"deg": "°", "SW": " SW", "s": " s"}.get(unit, f" {unit}" if unit else "")
     return f"{v:.2f}{u}" if abs(v) < 10 else f"{v:.1f}{u}"
+
+
+PHASE_LABELS = (
+    ("raise 舉", "raise_s"),
+    ("draw 引", "draw_s"),
+    ("full draw 滿", "full_draw_s"),
+    ("hold 審", "hold_s"),
+    ("follow-through 收", "follow_through_s"),
+)
+
+
+def phase_times_text(times: dict) -> str:
+    """A shot's phase durations on one line, e.g. "raise 舉 0.47 s · draw 引 2.13 s · …"."""
+    return " · ".join(f"{label} {value_text(times.get(k), 's')}" for label, k in PHASE_LABELS)

@@ -6,7 +6,7 @@ import base64
 import math
 from html import escape
 
-from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, value_text
+from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, phase_times_text, value_text
 
 CSS = """
 body{font-family:"Noto Sans CJK TC","Noto Sans CJK SC","PingFang TC","Microsoft JhengHei","WenQuanYi Micro Hei",
@@ -184,20 +184,7 @@ def render_html(d: ReportData) -> str:
         h.append(f'<h2 id="shot-{x.index + 1}">Shot {x.index + 1} 第{x.index + 1}箭</h2>')
         if not x.data.get("complete", True):
             h.append('<p class="warn">incomplete shot: the release was not seen</p>')
-        h.append(
-            "<p>"
-            + " · ".join(
-                f"{label} {value_text(t.get(k), 's')}"
-                for label, k in (
-                    ("raise 舉", "raise_s"),
-                    ("draw 引", "draw_s"),
-                    ("full draw 滿", "full_draw_s"),
-                    ("hold 審", "hold_s"),
-                    ("follow-through 收", "follow_through_s"),
-                )
-            )
-            + "</p>"
-        )
+        h.append(f"<p>{phase_times_text(t)}</p>")
         if x.key_frames:
             h.append('<div class="kf">')
             for kind, frame, jpeg in x.key_frames:

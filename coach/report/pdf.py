@@ -12,7 +12,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from ..overlay import cjk_font_path
-from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, value_text
+from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, phase_times_text, value_text
 
 RED = (176, 0, 32)
 BLUE = (11, 79, 138)
@@ -178,20 +178,7 @@ def render_pdf(d: ReportData) -> bytes:
             pdf, f"Shot {x.index + 1} 第{x.index + 1}箭" + ("" if x.data.get("complete", True) else " (incomplete)")
         )
         t = x.data.get("phase_times_s") or {}
-        _para(
-            pdf,
-            " · ".join(
-                f"{label} {value_text(t.get(k), 's')}"
-                for label, k in (
-                    ("raise 舉", "raise_s"),
-                    ("draw 引", "draw_s"),
-                    ("full draw 滿", "full_draw_s"),
-                    ("hold 審", "hold_s"),
-                    ("follow-through 收", "follow_through_s"),
-                )
-            ),
-            9,
-        )
+        _para(pdf, phase_times_text(t), 9)
         if x.key_frames:
             y = pdf.get_y() + 1
             wimg = (pdf.w - pdf.l_margin - pdf.r_margin - 4) / 2
