@@ -61,11 +61,13 @@ ANCHOR_SPAN_SPEED_SW_S = 0.8  # "the span stops growing": noisy 2D points never 
 ANCHOR_HAND_SPEED_SW_S = 0.8  # ... and the draw hand has stopped at the face
 ANCHOR_CONFIRM_S = 0.2  # the anchor condition must hold this long, so a hand passing the face is not one
 DERIV_HALF_S = 0.07  # half-window of the centred differences (±2 frames at 30 fps)
+ANCHOR_DERIV_HALF_S = 0.1  # ... for "stopped at the anchor": wider, so MediaPipe's hold jitter averages out
 DERIV_MAX_GAP_S = 0.25  # live: widen to the nearest frame up to this far when frames were dropped
 
 # --- look-back for the raise and the draw start ----------------------------------------------------------
 LOOKBACK_S = 6.0  # the longest raise + draw looked back over from the anchor
 SET_BOW_DROP_SW = 0.5  # the set is searched back to where the bow wrist was this far below its mid-draw height
+NEW_DRAW_MIN_SW = 0.6  # the draw hand came to an anchor from at least this far (since the last shot)
 DRAW_SPAN_GROWTH_MIN_SW = 0.5  # a draw widens the span more than this after the raise face-on (down-line
 # it barely does)
 SET_MOTION_TOL_SW_S = 0.1  # the draw starts at the last frame this close to the slowest arm motion at the set
@@ -83,6 +85,7 @@ RELEASE_CONFIRM_SW = 0.35  # late in that window the hand is at least this far f
 RELEASE_JITTER_FACTOR = 1.5  # ... and farther than this many times the hold's own 90th-percentile stray
 RELEASE_BACK_MIN_COS = -0.5  # ... and its way from the anchor is within 120 deg of straight back from the bow
 RELEASE_END_GLITCH_FRAMES = 2  # near frames at the very end of the confirmation window ignored as glitches
+RELEASE_NEAR_RUN_FRAMES = 2  # inside it, this many near frames in a row mean the hand was back at the anchor
 RELEASE_END_MIN_SW = 0.2  # a release cut off by the end of the video has left the anchor by this much
 RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is moving,
 RELEASE_ONSET_JITTER_FACTOR = 2.0  # ... or above this many times the hold's median raw speed
@@ -96,6 +99,8 @@ ANCHOR_STILL_S = 0.2  # ... and the arms stay as still as in the hold's quieter 
 ANCHOR_SETTLE_MAX_S = 1.2  # ... starting within this time of the span reaching the hold's (else the span
 ANCHOR_SETTLE_DRAW_FRAC = 0.7  # alone tells), or this share of the draw so far if longer: a slow draw settles
 # slowly, a handheld phone's jittery hold never looks still
+REDRAW_S = 0.3  # in the hold, the span growing faster than ANCHOR_SPAN_SPEED_SW_S for this long ...
+REDRAW_GROWTH_SW = 0.5  # ... by more than this: the draw was still going on, the anchor came too early
 LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down,
 LET_DOWN_DROP_SW = 0.6  # ... and this far below where it was at the anchor (a low bow arm is not a let-down)
 LOWERED_DROP_SW = 0.5  # follow-through: the bow arm is down when this far below its anchor height
@@ -230,14 +235,14 @@ def _span(f: _Frame) -> float:
     return _dist(f.lw, f.rw)
 
 
-def _rate(buf: Sequence[_Frame], i: int, value: Callable[[_Frame], float]) -> float:
-    """Centred time derivative of value(frame) at buf[i] over ±DERIV_HALF_S (one-sided at the ends)."""
+def _rate(buf: Sequence[_Frame], i: int, value: Callable[[_Frame], float], half: float = DERIV_HALF_S) -> float:
+    """Centred time derivative of value(frame) at buf[i] over ±half seconds (one-sided at the ends)."""
     t0 = buf[i].t
     lo = i
-    while lo > 0 and t0 - buf[lo - 1].t <= DERIV_HALF_S + 1e-6:
+    while lo > 0 and t0 - buf[lo - 1].t <= half + 1e-6:
         lo -= 1
     hi = i
-    while hi < len(buf) - 1 and buf[hi + 1].t - t0 <= DERIV_HALF_S + 1e-6:
+    while hi < len(buf) - 1 and buf[hi + 1].t - t0 <= half + 1e-6:
         hi += 1
     # Live capture drops frames: with no neighbour inside the window, use the nearest one (if recent enough),
     # so a 10-15 fps analysis still has speeds. At the full rate the window always has its neighbours.
@@ -282,9 +287,10 @@ def anchor_pose(f: _Frame, handedness: str) -> bool:
 def _still_at_anchor(buf: Sequence[_Frame], i: int, side: str) -> bool:
     """The draw hand has stopped and the span no longer grows. A glitching bow wrist may make the span
     shrink for a few frames; only growth means the draw goes on."""
-    vx = _rate(buf, i, lambda f: f.wrists(side)[1][0])
-    vy = _rate(buf, i, lambda f: f.wrists(side)[1][1])
-    return math.hypot(vx, vy) < ANCHOR_HAND_SPEED_SW_S and not _rate(buf, i, _span) > ANCHOR_SPAN_SPEED_SW_S
+    h = ANCHOR_DERIV_HALF_S
+    vx = _rate(buf, i, lambda f: f.wrists(side)[1][0], h)
+    vy = _rate(buf, i, lambda f: f.wrists(side)[1][1], h)
+    return math.hypot(vx, vy) < ANCHOR_HAND_SPEED_SW_S and not _rate(buf, i, _span, h) > ANCHOR_SPAN_SPEED_SW_S
 
 
 def _motion(buf: Sequence[_Frame], i: int, side: str) -> float:
@@ -374,6 +380,21 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
     return min(k, draw_i), draw_i, mid_i
 
 
+def _draw_travel(buf: Sequence[_Frame], anchor_i: int, floor_index: int, side: str) -> float:
+    """How far the draw wrist came to buf[anchor_i] from: its greatest distance from there over the frames
+    after floor_index (U; 0 if never seen)."""
+    end = buf[anchor_i].wrists(side)[1]
+    far = 0.0
+    for k in range(anchor_i - 1, -1, -1):
+        g = buf[k]
+        if g.index <= floor_index:
+            break
+        d = _dist(g.wrists(side)[1], end)
+        if d > far:
+            far = d
+    return far
+
+
 def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
     """Median frame-to-frame speed of the raw draw wrist between lo_t and hi_t: the hold's own jitter."""
     v = []
@@ -436,6 +457,7 @@ class _OpenShot:
     refined: bool = False
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
+    growing_since: int | None = None  # frame index where the span last began to grow fast in the hold
 
 
 class _State(str, Enum):
@@ -501,10 +523,10 @@ class PhaseTracker:
 
     def _seek(self) -> None:
         buf = self._buf
-        # Stillness needs the centred derivative, so the newest frame judged is DERIV_HALF_S back.
+        # Stillness needs the centred derivative, so the newest frame judged is ANCHOR_DERIV_HALF_S back.
         n = len(buf)
         i = n - 1
-        while i > 0 and buf[-1].t - buf[i].t < DERIV_HALF_S - 1e-6:
+        while i > 0 and buf[-1].t - buf[i].t < ANCHOR_DERIV_HALF_S - 1e-6:
             i -= 1
         f = buf[i]
         if f.index <= self._floor_index:
@@ -518,6 +540,10 @@ class PhaseTracker:
                 self._run[side] = f.index
             start = self._find(self._run[side])
             if start is not None and f.t - buf[start].t >= ANCHOR_CONFIRM_S - 1e-6:
+                if _draw_travel(buf, start, self._floor_index, side) < NEW_DRAW_MIN_SW:
+                    # No draw led here: the hand is still at the face from the last shot's follow-through
+                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away.
+                    continue
                 self._start_shot(start, side)
                 return
 
@@ -544,6 +570,24 @@ class PhaseTracker:
         self._shots += 1
         self._state = _State.HOLD
         self._run = {"right": -1, "left": -1}
+
+    def _draw_goes_on(self) -> int | None:
+        """Position in the buffer where the span is growing again the way it does in a draw, not in a hold:
+        the anchor was taken too early (bystander: MediaPipe puts the draw hand at the face during the set,
+        then the real draw follows). A release is not mistaken for this: its jump opens a candidate first."""
+        buf, s = self._buf, self._shot
+        i = len(buf) - 1
+        while i > 0 and buf[-1].t - buf[i].t < DERIV_HALF_S - 1e-6:
+            i -= 1
+        if not _rate(buf, i, _span) > ANCHOR_SPAN_SPEED_SW_S:
+            s.growing_since = None
+            return None
+        if s.growing_since is None:
+            s.growing_since = buf[i].index
+        start = self._find(s.growing_since)
+        if start is None or buf[i].t - buf[start].t < REDRAW_S - 1e-6:
+            return None
+        return i if _span(buf[i]) - _span(buf[start]) > REDRAW_GROWTH_SW else None
 
     def _hold_ref(self, before_t: float) -> np.ndarray | None:
         """Median draw-wrist position over the recent hold, ending at `before_t`."""
@@ -587,6 +631,14 @@ class PhaseTracker:
         bow, draw = f.wrists(self.handedness)
         if not np.isnan(bow[1]) and bow[1] > max(LET_DOWN_BELOW_SW, self._shot.bow_y + LET_DOWN_DROP_SW):
             return [self._close(f, complete=False)]
+        redraw = self._draw_goes_on()
+        if redraw is not None:
+            # Start the shot again from here: its anchor is refined forward from this frame at the release,
+            # and its set is looked for again before it. Waiting for a fresh still anchor instead would lose
+            # shots whose hold MediaPipe folds.
+            self._shots -= 1
+            self._start_shot(redraw, self._shot.handedness)
+            return []
         if len(buf) < 2 or np.isnan(draw[0]):
             return []
         prev = buf[-2]
@@ -669,10 +721,17 @@ class PhaseTracker:
             n_back += 1
         if 0 < n_back <= RELEASE_END_GLITCH_FRAMES and n_back < len(ds):
             ds = ds[:-n_back]
+        # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
+        # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
         jump = ds[-1][0]
+        near_run = 0
         for i, d in reversed(ds):
             if d < thr / 2:
-                break
+                near_run += 1
+                if near_run >= RELEASE_NEAR_RUN_FRAMES:
+                    break
+                continue
+            near_run = 0
             jump = i
         buf = self._buf
         # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.

@@ -208,39 +208,60 @@ def hold_motion(shot: ShotFrames) -> float:
     """RMS motion of nose and shoulder centre during the hold, relative to the hips, in SW (無動容).
 
     The first 0.3 s (settling at the anchor) are left out and a straight-line drift is removed, so a slow
-    settle does not count as restlessness — a sway or a wobble does."""
+    settle does not count as restlessness — a sway or a wobble does. Each frame is scaled by its own
+    torso length (hip centre → shoulder centre), converted to SW with the hold's median torso/SW ratio:
+    the running SW unit moves in steps and lags a zooming (handheld) camera, and either reads as motion."""
     hold = shot.between(shot.anchor, shot.release)
     if not hold:
         return math.nan
     t0 = hold[0].t_s + HOLD_SETTLE_S
-    pts, ts = [], []
+    pts, ts, ratio = [], [], []
     for b in hold:
         if b.t_s < t0 or not b.visible(("nose", "bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")):
             continue
         hip = b.mid("bow_hip", "draw_hip")
-        pts.append(np.concatenate([(b.p("nose") - hip) / b.sw, (b.mid("bow_shoulder", "draw_shoulder") - hip) / b.sw]))
+        up = b.mid("bow_shoulder", "draw_shoulder") - hip
+        torso = float(np.hypot(up[0], up[1]))
+        if not torso > 0 or not b.sw > 0:
+            continue
+        pts.append(np.concatenate([(b.p("nose") - hip) / torso, up / torso]))
         ts.append(b.t_s)
+        ratio.append(torso / b.sw)
     if len(pts) < 5:
         return math.nan
     a, t = np.array(pts), np.array(ts)
     x = np.column_stack([t - t.mean(), np.ones_like(t)])
     coef, *_ = np.linalg.lstsq(x, a, rcond=None)
     resid = a - x @ coef
-    return float(np.sqrt(np.mean(np.sum(resid**2, axis=1) / 2)))
+    return float(np.sqrt(np.mean(np.sum(resid**2, axis=1) / 2)) * np.median(ratio))
+
+
+HAND_LEFT_FACE_SW = 0.3  # release travel below this is a dead release (後手小), judged by that rule
+RELEASE_WINDOW_S = 0.5
+DEAD_RELEASE_SEEN_S = 0.4  # a hand still at the face this long after the release did not fly back
 
 
 @metric("release_travel", "shot", "SW")
 def release_travel(shot: ShotFrames) -> float:
-    """How far the draw wrist moves away from the bow wrist in the 0.5 s after release (後手小 if small)."""
+    """How far the draw wrist moves away from the bow wrist in the 0.5 s after release (後手小 if small).
+
+    A dead release is a hand seen staying at the face, so it needs the hand tracked to 0.4 s after the
+    release: MediaPipe often loses the draw arm as it flies back (the upper body folds, the wrists swap;
+    the stream drops those frames), and the few smoothed frames before the loss show only the start of
+    the travel. A small travel seen only that briefly is not measurable; a travel already past
+    HAND_LEFT_FACE_SW in those frames is a hand that left the face, lost or not."""
     if shot.release is None:
         return math.nan
     t0 = shot.time_s(shot.release)
-    after = [b for b in shot.between(shot.release - 1, shot.end + 1) if b.t_s <= t0 + 0.5]
+    after = [b for b in shot.between(shot.release - 1, shot.end + 1) if b.t_s <= t0 + RELEASE_WINDOW_S]
     after = [b for b in after if b.visible(("draw_wrist", "bow_wrist"))]
     if len(after) < 3:
         return math.nan
     span = [b.dist_sw("draw_wrist", "bow_wrist") for b in after]
-    return float(max(span) - span[0])
+    travel = float(max(span) - span[0])
+    if after[-1].t_s < t0 + DEAD_RELEASE_SEEN_S and travel < HAND_LEFT_FACE_SW:
+        return math.nan
+    return travel
 
 
 BOW_ARM_STEADY_SW = 0.15
@@ -272,9 +293,6 @@ def pre_release_creep(shot: ShotFrames) -> float:
     return change("draw_wrist", "bow_wrist")
 
 
-HAND_LEFT_FACE_SW = 0.3  # release travel below this is a dead release (後手小), judged by that rule
-
-
 @metric("follow_through_arm", "shot", "deg")
 def follow_through_arm(shot: ShotFrames) -> float:
     """Median draw-arm angle (shoulder–elbow–wrist) 0.2–0.6 s after release; 180 = arm straight back.
@@ -290,30 +308,28 @@ def follow_through_arm(shot: ShotFrames) -> float:
     return float(np.median(vals)) if len(vals) >= 3 else math.nan
 
 
-def wrist_below_shoulder_line(body: Body) -> float:
-    """Draw wrist below the shoulder line (bow shoulder → draw shoulder, extended), in SW; + = lower.
-    Measured against the shoulder line, not the image horizontal, so a leaning trunk is not a dropped hand."""
-    a, b, w = body.p("bow_shoulder"), body.p("draw_shoulder"), body.p("draw_wrist")
-    u = b - a
-    n = float(np.hypot(u[0], u[1]))
-    if n == 0 or not body.sw > 0:
+def wrist_below_shoulder(body: Body) -> float:
+    """Draw wrist below the draw shoulder, along the image vertical, in SW; + = lower.
+
+    Level is the world's level (平如水準; face-on camera square and at shoulder height), not the shoulder
+    line: when the trunk leans, an archer still shooting at the target sends the hand straight back level
+    (the arrow stays on the target), and the shoulder line tilted by the lean would put a hand 1.5–2 SW
+    behind the shoulder 0.6–0.8 SW "off" it. The lean is upright_trunk's fault; measuring from the draw
+    shoulder itself still cancels how far that shoulder sinks or rises with it."""
+    if not body.sw > 0:
         return math.nan
-    u = u / n
-    normal = np.array([-u[1], u[0]]) if u[0] >= 0 else np.array([u[1], -u[0]])  # the one pointing down
-    if normal[1] < 0:
-        normal = -normal
-    return float(np.dot(w - b, normal)) / body.sw
+    return float(body.p("draw_wrist")[1] - body.p("draw_shoulder")[1]) / body.sw
 
 
 @metric("follow_through_wrist_drop", "shot", "SW")
 def follow_through_wrist_drop(shot: ShotFrames) -> float:
-    """Median height of the draw wrist below the shoulder line 0.2–0.6 s after release, in SW (壓肘仰腕:
+    """Median height of the draw wrist below the draw shoulder 0.2–0.6 s after release, in SW (壓肘仰腕:
     shoulder, arm and wrist level)."""
     if shot.release is None:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    vals = [wrist_below_shoulder_line(b) for b in win if b.visible(("bow_shoulder", "draw_shoulder", "draw_wrist"))]
+    vals = [wrist_below_shoulder(b) for b in win if b.visible(("draw_shoulder", "draw_wrist"))]
     return float(np.median(vals)) if len(vals) >= 3 else math.nan
 
 
@@ -342,14 +358,19 @@ def anchor_height(shot: ShotFrames) -> float:
 # ---- session metrics: fn(values: dict[str, list[float]], release_times: list[float]) -> float ------------
 
 
+# A spread from two shots is half their difference: one shot a little off (an anchor placed a few frames
+# early on an eased draw) makes it, so consistency is judged from the third shot on, as 間若一 already is.
+MIN_SPREAD_SHOTS = 3
+
+
 def _cv(x: list[float]) -> float:
     a = np.array([v for v in x if v is not None and math.isfinite(v)])
-    return float(np.std(a, ddof=1) / np.mean(a)) if len(a) >= 2 and np.mean(a) != 0 else math.nan
+    return float(np.std(a, ddof=1) / np.mean(a)) if len(a) >= MIN_SPREAD_SHOTS and np.mean(a) != 0 else math.nan
 
 
 def _sd(x: list[float]) -> float:
     a = np.array([v for v in x if v is not None and math.isfinite(v)])
-    return float(np.std(a, ddof=1)) if len(a) >= 2 else math.nan
+    return float(np.std(a, ddof=1)) if len(a) >= MIN_SPREAD_SHOTS else math.nan
 
 
 @metric("draw_length_cv", "session", "ratio")
