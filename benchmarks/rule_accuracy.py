@@ -4,7 +4,8 @@
     python benchmarks/rule_accuracy.py --clips fault_hold,clean_rh_3shots --pose-cache /tmp/poses
 
 For each clip the coach's report (per shot: the rule findings) is compared with the sidecar: a report shot is
-paired with the truth shot whose release frame is nearest (within --match-s seconds), and a fault finding
+paired with the truth shot whose full draw (anchor to release) it overlaps most, or else whose release frame is
+nearest (within --match-s seconds), and a fault finding
 counts for its rule family (`Rule.reports_as`: e.g. stillness_hold_time → stillness) on that shot. A finding
 matches a sidecar fault with the same rule id on the same shot. Printed: precision and recall per rule and
 overall, every fault flagged on the clean clips (per shot and session), the session consistency faults, and
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+RELEASE_TOL_FRAMES = 2  # issue #4: the release within ±2 frames on >= 95% of shots
 
 
 @dataclass
@@ -81,16 +83,22 @@ def _analyse(mp4: Path, cache: Path | None, pack, profile, truth: dict | None = 
 
 
 def _pair_shots(report_shots, truth_shots, tol_frames: float) -> dict[int, int]:
-    """Report shot index → truth shot index, by nearest release frame (each truth shot used once)."""
+    """Report shot index → truth shot index (each used once): the same shot is the same full draw, so shots
+    pair by how much their anchor-to-release spans overlap, or else by the nearest release within tol_frames.
+    A release found late (a dead release seen only when the arms come down) is then still that shot's, and
+    its error counts where it belongs: in the release-frame errors, not as a fault on a shot of its own."""
     pairs: dict[int, int] = {}
     used: set[int] = set()
     cands = []
     for rs in report_shots:
-        rf = rs.release_frame if rs.release_frame is not None else rs.anchor_frame
+        rf = rs.release_frame if rs.release_frame is not None else rs.end_frame
         for ti, ts in enumerate(truth_shots):
-            cands.append((abs(rf - ts["release_frame"]), rs.index, ti))
-    for d, ri, ti in sorted(cands):
-        if d <= tol_frames and ri not in pairs and ti not in used:
+            overlap = min(rf, ts["release_frame"]) - max(rs.anchor_frame, ts["anchor_frame"])
+            d = abs(rf - ts["release_frame"])
+            if overlap > 0 or d <= tol_frames:
+                cands.append((-max(overlap, 0), d, rs.index, ti))
+    for _, _, ri, ti in sorted(cands):
+        if ri not in pairs and ti not in used:
             pairs[ri] = ti
             used.add(ti)
     return pairs
@@ -186,10 +194,16 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
     lines.append(f"Fault flags on the {len(clean)} clean clips: {n_flags}")
     errs = [abs(e) for c in results for _, _, e in c.release_errors if e is not None]
     missed = sum(1 for c in results for _, _, e in c.release_errors if e is None)
+    n_truth = len(errs) + missed
+    within = sum(1 for e in errs if e <= RELEASE_TOL_FRAMES)
     if errs:
         lines.append(
             f"Release frame |error|: median {sorted(errs)[len(errs) // 2]}, max {max(errs)} frames "
             f"over {len(errs)} shots; {missed} truth shots not found"
+        )
+    if n_truth:
+        lines.append(
+            f"Release within ±{RELEASE_TOL_FRAMES} frames: {within}/{n_truth} truth shots ({within / n_truth:.0%})"
         )
     summary = {
         "per_rule": {r: {"tp": tp[r], "fp": fp[r], "fn": fn[r]} for r in rules},
@@ -197,6 +211,8 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
         "clean_clip_flags": n_flags,
         "release_abs_errors": errs,
         "missed_shots": missed,
+        "release_within_tol": within,
+        "truth_shots": n_truth,
     }
     return "\n".join(lines), summary
 

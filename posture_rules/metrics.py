@@ -324,8 +324,12 @@ def wrist_below_shoulder(body: Body) -> float:
 @metric("follow_through_wrist_drop", "shot", "SW")
 def follow_through_wrist_drop(shot: ShotFrames) -> float:
     """Median height of the draw wrist below the draw shoulder 0.2–0.6 s after release, in SW (壓肘仰腕:
-    shoulder, arm and wrist level)."""
+    shoulder, arm and wrist level). Not measured when the hand never left the face, as for the arm angle:
+    what the pose then shows after the "release" is both arms coming down after a dead release (後手小)."""
     if shot.release is None:
+        return math.nan
+    travel = release_travel(shot)
+    if not travel >= HAND_LEFT_FACE_SW:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]

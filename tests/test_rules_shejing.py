@@ -160,6 +160,16 @@ def test_a_draw_hand_lost_as_it_flies_back_is_no_dead_release():
     assert f["hou_shou_xiao"].verdict == NOT_ASSESSABLE, f["hou_shou_xiao"]
 
 
+def test_a_dead_release_then_the_arms_coming_down_is_no_dropped_follow_through():
+    # The hand never leaves the jaw and both arms come down (fault_release shot 1, timed where the arms
+    # drop): the drop is what follows a dead release, 後手小's fault, not a follow-through that sagged.
+    f = judge(shot(replace(CLEAN, release_back=0.05, ft_drop=0.9)))[0]
+    assert f["hou_shou_xiao"].verdict == FAULT
+    assert f["follow_through"].verdict == NOT_ASSESSABLE, f["follow_through"]
+    # the same drop after a hand that did fly back is the follow-through fault
+    assert judge(shot(replace(CLEAN, ft_drop=0.9)))[0]["follow_through"].verdict == FAULT
+
+
 def test_a_restless_hold_is_found_and_a_zooming_camera_is_not_restlessness():
     # A sway of ±0.08 SW (RMS ~0.057 SW, as the ±4° trunk sway of fault_hold shot 0) is a fault ...
     assert judge(shot(replace(CLEAN, sway=0.08)))[0]["stillness"].verdict == FAULT
