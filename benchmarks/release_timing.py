@@ -2,6 +2,7 @@
 
     python benchmarks/release_timing.py                       # sample_videos/*.mp4 + ../shared/realpose/*.audio.json
     python benchmarks/release_timing.py --render clean_rh_3shots,fault_release   # render synth clips first
+    python benchmarks/release_timing.py --pose-cache /tmp/poses   # keep the pose tracks; re-runs take seconds
 
 Videos: every `*.mp4` with a `*.truth.json` beside it. One without an audio track is first copied into a
 temp folder with a synthetic sound track (`coach.synth.audio.add_soundtrack`; background cycling through
@@ -68,7 +69,7 @@ def render(names: list[str], out: Path) -> None:
         generate_clip(SCENARIOS[n], out)
 
 
-def run_videos(folder: Path, tmp: Path, model: str | None) -> list[dict]:
+def run_videos(folder: Path, tmp: Path, model: str | None, cache: Path | None = None) -> list[dict]:
     rows = []
     for k, mp4 in enumerate(sorted(folder.glob("*.mp4"))):
         truth_path = mp4.parent / (mp4.stem + ".truth.json")
@@ -82,8 +83,17 @@ def run_videos(folder: Path, tmp: Path, model: str | None) -> list[dict]:
             add_soundtrack(mp4, truth, sound, seed=100 + k, impact=True, noise=noise)
             mp4, audio = sound, f"synth:{noise}"
         print(f"analysing {mp4.name} ({audio}) ...", file=sys.stderr, flush=True)
-        track = tmp / (mp4.stem + ".pose.json")
-        fused = analyze_video(mp4, model=model, save_pose=track, audio=True)
+        cached = cache / f"{mp4.stem}.pose.json" if cache is not None else None
+        if cached is not None and cached.exists():
+            # The same pose, timed with the sound the run above would have decoded: seconds, not minutes.
+            cues = audio_cues(mp4)
+            track = cached
+            fused = analyze_track(track, release_refiner=cues.refiner(truth["fps"]) if cues else None)
+        else:
+            track = cached if cached is not None else tmp / (mp4.stem + ".pose.json")
+            if cached is not None:
+                cache.mkdir(parents=True, exist_ok=True)
+            fused = analyze_video(mp4, model=model, save_pose=track, audio=True)
         pose = analyze_track(track)
         rel = [s["release_frame"] for s in truth["shots"]]
         rows += _rows(mp4.stem, rel, pose.shots, fused.shots, audio if audio_cues(mp4) else "none")
@@ -161,13 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", default="", help="comma-separated synth scenarios to render and include")
     ap.add_argument("--model", default=None)
     ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument("--pose-cache", default=None, metavar="DIR", help="save / reuse the clips' pose tracks here")
     args = ap.parse_args(argv)
+    cache = Path(args.pose_cache) if args.pose_cache else None
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="release_timing_") as t:
         tmp = Path(t)
         samples = Path(args.samples)
         if samples.is_dir():
-            rows += run_videos(samples, tmp, args.model)
+            rows += run_videos(samples, tmp, args.model, cache)
         if args.render:
             rendered = tmp / "rendered"
             render([n.strip() for n in args.render.split(",") if n.strip()], rendered)

@@ -167,6 +167,7 @@ class Analyzer:
             complete=sp.complete,
             release_source=getattr(sp, "release_source", "pose"),
             flight_time_s=getattr(sp, "flight_time_s", None),
+            hand_stayed=getattr(sp, "hand_stayed", False),
         )
         self.shots.append(shot)
         for listener in self.listeners:

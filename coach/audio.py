@@ -61,6 +61,7 @@ BROADBAND_MIN = 0.2  # the wide band rises at least 2 dB at the onset too (a his
 # --- release refinement ----------------------------------------------------------------------------------
 WINDOW_S = 0.25  # sound may move the pose release by at most this much
 PRIOR_S = 0.2  # how far the pose release typically is from the true one (Gaussian prior on the onset)
+UNSEEN_AFTER_ANCHOR_S = 0.3  # a release the pose did not see is looked for from this long after the anchor
 EARLIER_SHARE = 0.35  # an earlier onset at least this share of the best score wins (the later one: impact)
 IMPACT_MIN_S, IMPACT_MAX_S = 0.2, 2.0  # the arrow is heard hitting this long after the release
 IMPACT_RISE_MIN = 0.8  # ... as a sharp onset at least 8 dB above the level before it
@@ -513,6 +514,23 @@ def pick_impact(onsets: Sequence[Onset], release: Onset) -> Onset | None:
     return max(cands, key=lambda o: o.rise) if cands else None
 
 
+def pick_unseen_release(onsets: Sequence[Onset], heard: Onset, t_from: float, t_before: float) -> Onset | None:
+    """The release `heard` may be the arrow hitting after a release the pose did not see: after a dead
+    release (後手小) the hand stays at the face and the pose's "release" is the arms coming down, 0.5-1 s
+    later, when the impact is heard. That is so when a crack at least EARLIER_SHARE as strong was heard
+    earlier in the hold (after t_from, before t_before), IMPACT_MIN_S..IMPACT_MAX_S before `heard`: the
+    strongest such crack, or None."""
+    cands = [
+        o
+        for o in onsets
+        if o.sharp
+        and t_from <= o.t_s < t_before
+        and IMPACT_MIN_S <= heard.t_s - o.t_s <= IMPACT_MAX_S
+        and o.rise >= EARLIER_SHARE * heard.rise
+    ]
+    return max(cands, key=lambda o: o.rise) if cands else None
+
+
 def refine_release(
     sp: ShotPhases,
     onsets: Sequence[Onset],
@@ -532,14 +550,23 @@ def refine_release(
     rel = pick_release(onsets, t_pose, window_s)
     if rel is None:
         return sp
-    # Frames allowed: time within the window, strictly after the anchor, not past the end. The release
-    # frame is the one whose interval [t_i, t_i+1) holds the onset: a frame stands for its exposure, and
-    # on real footage the crack is heard ~0.5 frame after the timestamp of the frame labelled as release.
-    span = int(math.ceil(window_s * fps)) + 2
+    t_lo = t_pose - window_s
+    t_anchor = t_of(sp.anchor_frame)
+    # Only where the pose saw the hand stay at the face: at a busy shooting line a neighbour's crack in the
+    # hold must not take the place of a release the pose did see.
+    if t_anchor is not None and getattr(sp, "hand_stayed", False):
+        unseen = pick_unseen_release(onsets, rel, t_anchor + UNSEEN_AFTER_ANCHOR_S, t_lo)
+        if unseen is not None:
+            rel, t_lo = unseen, t_anchor
+    # Frames allowed: time within the window (or, for a release the pose did not see, back to the anchor),
+    # strictly after the anchor, not past the end. The release frame is the one whose interval [t_i, t_i+1)
+    # holds the onset: a frame stands for its exposure, and on real footage the crack is heard ~0.5 frame
+    # after the timestamp of the frame labelled as release.
+    span = int(math.ceil((t_pose - t_lo) * fps)) + 2
     allowed = []
     for i in range(max(sp.anchor_frame + 1, sp.release_frame - span), min(sp.end_frame, sp.release_frame + span) + 1):
         t = t_of(i)
-        if t is not None and abs(t - t_pose) <= window_s + 1e-9:
+        if t is not None and t_lo - 1e-9 <= t <= t_pose + window_s + 1e-9:
             allowed.append((i, t))
     if not allowed:
         return sp

@@ -76,6 +76,8 @@ SET_MOTION_TOL_MIN_SW_S = 0.03
 RAISE_ONSET_SPEED_SW_S = 0.4  # the bow wrist moves faster than this during the raise
 RAISE_LEVEL_BELOW_SW = 0.35  # "the bow wrist reaches shoulder height", with room for a low bow hand
 RAISE_REST_S = 0.2  # the bow arm rested this long before the raise
+RAISE_MIN_RISE_SW = 0.5  # a raise brings the bow wrist up by at least this (from the side: 1-2 U)
+SET_PAUSE_MAX_S = 0.5  # the pause at the set, with the bow arm up, is walked back over up to this long
 
 # --- release ---------------------------------------------------------------------------------------------
 RELEASE_SPEED_SW_S = 1.5  # rules brief: the draw wrist's speed jumps above this at the release
@@ -104,6 +106,7 @@ REDRAW_GROWTH_SW = 0.5  # ... by more than this: the draw was still going on, th
 LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down,
 LET_DOWN_DROP_SW = 0.6  # ... and this far below where it was at the anchor (a low bow arm is not a let-down)
 LOWERED_DROP_SW = 0.5  # follow-through: the bow arm is down when this far below its anchor height
+HAND_STAYED_SW = 0.2  # a span that grew less than this through the release window: the hand stayed
 
 # --- follow-through --------------------------------------------------------------------------------------
 FULL_DRAW_S = 0.2  # the "full draw" phase is the anchor moment; after it, the hold
@@ -143,6 +146,10 @@ class ShotPhases:
     hold_start_frame: int  # first frame of the hold (the full-draw moment is anchor..hold_start-1)
     follow_start_frame: int | None  # first frame of the follow-through
     release_source: str = "pose"  # "sound+pose" when the string's sound refined it (coach/audio.py)
+    # The draw hand did not fly back at what was taken for the release (the span hardly grew): a dead release
+    # (後手小), whose "release" is then the arms coming down, later; or a hand MediaPipe lost as it left.
+    # Real releases widen the span by 0.3-2.8 U in the confirmation window. Sound may then look back.
+    hand_stayed: bool = False
     flight_time_s: float | None = None  # release to the arrow heard hitting (sound only)
 
     @property
@@ -365,19 +372,40 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
 
     # Raise start: the bow arm's movement that leads into the draw began after it last rested for
     # RAISE_REST_S (pauses shorter than that, e.g. settling the grip, belong to the raise).
+    def walk_back(k: int) -> int:
+        rest_from: int | None = None
+        while k > floor_i:
+            if bow_speed(k - 1) > RAISE_ONSET_SPEED_SW_S:
+                rest_from = None
+            else:
+                rest_from = k if rest_from is None else rest_from
+                if buf[rest_from].t - buf[k - 1].t >= RAISE_REST_S:
+                    break
+            k -= 1
+        return k if rest_from is None else rest_from
+
+    # The set is itself a pause with the bow arm up, and the raise ended before it: walk back over it first,
+    # else a set longer than RAISE_REST_S leaves the raise 0 s long.
     k = draw_i
-    rest_from: int | None = None
-    while k > floor_i:
-        if bow_speed(k - 1) > RAISE_ONSET_SPEED_SW_S:
-            rest_from = None
-        else:
-            rest_from = k if rest_from is None else rest_from
-            if buf[rest_from].t - buf[k - 1].t >= RAISE_REST_S:
-                break
+    while (
+        k > floor_i
+        and buf[draw_i].t - buf[k - 1].t <= SET_PAUSE_MAX_S
+        and not bow_speed(k - 1) > RAISE_ONSET_SPEED_SW_S
+        and buf[k - 1].wrists(handedness)[0][1] < RAISE_LEVEL_BELOW_SW
+    ):
         k -= 1
-    if rest_from is not None:
-        k = rest_from
+    k = walk_back(k)
+    # A raise brings the bow arm up from well below; when it did not (real02 starts with the arm half raised,
+    # real01's set is a pause in a slow raise), the pause found is not the set's: walk back from the set.
+    set_y = buf[draw_i].wrists(handedness)[0][1]
+    low = max((buf[j].wrists(handedness)[0][1] for j in range(k, draw_i + 1)), key=_nan_low, default=math.nan)
+    if not low - set_y >= RAISE_MIN_RISE_SW:
+        k = walk_back(draw_i)
     return min(k, draw_i), draw_i, mid_i
+
+
+def _nan_low(y: float) -> float:
+    return -math.inf if math.isnan(y) else y
 
 
 def _draw_travel(buf: Sequence[_Frame], anchor_i: int, floor_index: int, side: str) -> float:
@@ -393,6 +421,15 @@ def _draw_travel(buf: Sequence[_Frame], anchor_i: int, floor_index: int, side: s
         if d > far:
             far = d
     return far
+
+
+def _span_growth(buf: Sequence[_Frame], on: int) -> float:
+    """How much the wrist-to-wrist span grew from just before buf[on] to its widest since (U)."""
+    before = _span(buf[on - 1]) if on > 0 else math.nan
+    grow = -math.inf
+    for k in range(on, len(buf)):
+        grow = max(grow, _span(buf[k]) - before)
+    return grow if grow > -math.inf else math.nan
 
 
 def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
@@ -457,6 +494,7 @@ class _OpenShot:
     refined: bool = False
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
+    hand_stayed: bool = False
     growing_since: int | None = None  # frame index where the span last began to grow fast in the hold
 
 
@@ -745,6 +783,7 @@ class PhaseTracker:
             on = max(on, anchor_pos + 1)
         s.release_at = (buf[on].index, buf[on].t)
         s.cand = None
+        s.hand_stayed = _span_growth(buf, on) < HAND_STAYED_SW
         self._refine_anchor(s.release_at[1])
 
     def _follow(self) -> list[ShotPhases]:
@@ -841,6 +880,7 @@ class PhaseTracker:
             handedness=s.handedness,
             hold_start_frame=min(hold_start, end.index),
             follow_start_frame=None if follow is None else min(follow, end.index),
+            hand_stayed=s.hand_stayed and rel is not None,
         )
         self._shot = None
         self._state = _State.SEEK

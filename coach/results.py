@@ -62,6 +62,7 @@ class ShotResult:
     complete: bool = True
     release_source: str = "pose"  # "pose", or "sound+pose" when the string's sound timed it
     flight_time_s: float | None = None  # release to the arrow heard hitting the target (includes sound travel)
+    hand_stayed: bool = False  # the draw hand did not fly back: a dead release, or a hand lost as it left
 
     @property
     def faults(self) -> list[Finding]:
@@ -78,6 +79,7 @@ class ShotResult:
             "complete": self.complete,
             "release_source": self.release_source,
             "flight_time_s": _num(self.flight_time_s),
+            "hand_stayed": self.hand_stayed,
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],

@@ -70,6 +70,8 @@ def _report_from_json(d: dict):
             measures=s.get("measures") or {},
             complete=s.get("complete", True),
             release_source=s.get("release_source", "pose"),
+            flight_time_s=s.get("flight_time_s"),
+            hand_stayed=s.get("hand_stayed", False),
         )
         for s in d.get("shots", [])
     ]

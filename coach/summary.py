@@ -61,6 +61,11 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
             + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
             + (", timed by sound" if s.release_source == "sound+pose" else "")
             + (f"; arrow heard hitting {s.flight_time_s:.2f} s later" if s.flight_time_s is not None else "")
+            + (
+                "; the hand stayed at the anchor, so the release may have come earlier, unseen"
+                if s.hand_stayed and s.release_source == "pose"
+                else ""
+            )
             + status
         )
         lines.append(

@@ -116,6 +116,28 @@ def test_louder_impact_in_the_window_is_not_the_release() -> None:
         assert out.flight_time_s == pytest.approx(0.3, abs=0.01)
 
 
+def test_a_dead_release_is_timed_by_its_crack_not_by_the_impact() -> None:
+    """After a dead release the hand stays at the jaw; the pose's "release" is the arms coming down 0.73 s
+    later, when the arrow is heard hitting. Where the pose saw the hand stay, the crack earlier in the hold
+    is the release; where it did not, sound keeps to the pose's window."""
+    from dataclasses import replace
+
+    rate = 48000
+    rng = np.random.default_rng(5)
+    x = room_noise(6 * rate, rng, 0.005)
+    t_rel = RELEASE / FPS + 0.01
+    for t, s in ((t_rel, release_sound(rng, rate) * 0.6), (t_rel + 0.75, impact_sound(rng, rate, loudness=0.8))):
+        i = int(t * rate)
+        x[i : i + len(s)] += s[: len(x) - i]
+    onsets = detect_onsets(envelope(AudioTrack(x.astype(np.float32), rate, 0.0)))
+    late = shot(RELEASE + 22, end=140)
+    out = refine_release(replace(late, hand_stayed=True), onsets, FPS)
+    assert out.release_frame == RELEASE and out.release_source == "sound+pose", out
+    assert out.flight_time_s == pytest.approx(0.75, abs=0.01)
+    seen = refine_release(late, onsets, FPS)  # the pose saw the hand leave: no looking back
+    assert abs(seen.release_frame - (RELEASE + 22)) <= WINDOW_S * FPS + 1, seen
+
+
 @pytest.mark.parametrize("noise,seed", [("noise", 0), ("noise", 1), ("speech", 0), ("speech", 4), ("speech", 5)])
 def test_no_release_sound_pose_stands(clips: Path, noise: str, seed: int) -> None:
     path, _ = _tracked(clips, f"bg_{noise}{seed}", seed=seed, impact=False, noise=noise, release=False)
