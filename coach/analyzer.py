@@ -203,6 +203,11 @@ class Analyzer:
             notes.append("no person found in the video")
         elif not self.shots:
             notes.append("no shots found")
+        for a, ta, b, tb in self.tracker.unseen_draws:
+            notes.append(
+                f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "
+                "was seen (the draw hand hidden or misplaced by the pose model); a shot there was not analysed"
+            )
         return SessionReport(
             source=self.source,
             fps=self.fps,

@@ -76,6 +76,8 @@ SET_MOTION_TOL_MIN_SW_S = 0.03
 RAISE_ONSET_SPEED_SW_S = 0.4  # the bow wrist moves faster than this during the raise
 RAISE_LEVEL_BELOW_SW = 0.35  # "the bow wrist reaches shoulder height", with room for a low bow hand
 RAISE_REST_S = 0.2  # the bow arm rested this long before the raise
+UNSEEN_DRAW_MIN_S = 1.5  # the bow arm up this long with no anchor found: a full draw the pose did not show
+RAISED_GAP_S = 0.3  # ... counting frames where it was lost or dipped for no longer than this
 RAISE_MIN_RISE_SW = 0.5  # a raise brings the bow wrist up by at least this (from the side: 1-2 U)
 SET_PAUSE_MAX_S = 0.5  # the pause at the set, with the bow arm up, is walked back over up to this long
 
@@ -519,6 +521,9 @@ class PhaseTracker:
         self._run: dict[str, int] = {"right": -1, "left": -1}  # index where the anchor pose began
         self._shot: _OpenShot | None = None
         self._last: _Frame | None = None
+        self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
+        # (first frame, t, last frame, t) of each time the bow arm was up and held without a full draw seen
+        self.unseen_draws: list[tuple[int, float, int, float]] = []
 
     # ---- public -----------------------------------------------------------------------------------------
     def push(self, body: Body) -> PhaseUpdate:
@@ -532,6 +537,7 @@ class PhaseTracker:
             self._buf.popleft()
         self._last = f
         if self._state is _State.SEEK:
+            self._watch_raised(f)
             self._seek()
         elif self._state in (_State.HOLD, _State.CANDIDATE):
             done += self._hold()
@@ -542,6 +548,7 @@ class PhaseTracker:
     def finish(self) -> list[ShotPhases]:
         """Flush at the end of the video: a cut-off follow-through ends at the last frame; a shot whose
         release never came is returned incomplete."""
+        self._end_raised()
         if self._shot is None or self._last is None:
             return []
         s = self._shot
@@ -585,6 +592,31 @@ class PhaseTracker:
                 self._start_shot(start, side)
                 return
 
+    def _watch_raised(self, f: _Frame) -> None:
+        """Note the times the bow arm is raised and held with no anchor found: a full draw the pose did not
+        show (the draw hand hidden or misplaced for the whole hold, stance_high shot 1), which the report
+        owns up to instead of leaving out silently."""
+        up = False
+        for side in self._sides():
+            bow = f.wrists(side)[0]
+            if np.isnan(bow[0]):
+                continue
+            reach = _dist(bow, f.nose) if not np.isnan(f.nose[0]) else math.hypot(bow[0], bow[1])
+            if reach > ARM_OUT_MIN_SW and abs(bow[1]) < RAISE_LEVEL_BELOW_SW:
+                up = True
+        if up:
+            if self._raised is None:
+                self._raised = [f.index, f.t, f.index, f.t]
+            else:
+                self._raised[2:] = [f.index, f.t]
+        elif self._raised is not None and f.t - self._raised[3] > RAISED_GAP_S:
+            self._end_raised()
+
+    def _end_raised(self) -> None:
+        r, self._raised = self._raised, None
+        if r is not None and r[3] - r[1] >= UNSEEN_DRAW_MIN_S - 1e-6:
+            self.unseen_draws.append((r[0], r[1], r[2], r[3]))
+
     def _start_shot(self, anchor_i: int, side: str) -> None:
         self.handedness = self.handedness or side
         buf = list(self._buf)
@@ -606,6 +638,7 @@ class PhaseTracker:
             set_span=_span(buf[draw_i]),
         )
         self._shots += 1
+        self._raised = None
         self._state = _State.HOLD
         self._run = {"right": -1, "left": -1}
 
