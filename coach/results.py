@@ -47,6 +47,18 @@ class Finding:
         }
 
 
+def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed: bool | None) -> str:
+    """What the report says of how a shot's release was timed, after its frame: ", timed by sound; arrow
+    heard hitting 0.80 s later", or, where only the pose timed it and the hand stayed at the anchor, that
+    the release may have come earlier, unseen. Empty for a release the pose saw."""
+    out = ", timed by sound" if source == "sound+pose" else ""
+    if flight_time_s is not None:
+        out += f"; arrow heard hitting {flight_time_s:.2f} s later"
+    if hand_stayed and source != "sound+pose":
+        out += "; the hand stayed at the anchor, so the release may have come earlier, unseen"
+    return out
+
+
 @dataclass(slots=True)
 class ShotResult:
     index: int

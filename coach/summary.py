@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport
+from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, release_remarks
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
 
@@ -59,13 +59,7 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
         lines.append(
             f"Shot {s.index + 1}: release at frame {s.release_frame}"
             + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
-            + (", timed by sound" if s.release_source == "sound+pose" else "")
-            + (f"; arrow heard hitting {s.flight_time_s:.2f} s later" if s.flight_time_s is not None else "")
-            + (
-                "; the hand stayed at the anchor, so the release may have come earlier, unseen"
-                if s.hand_stayed and s.release_source == "pose"
-                else ""
-            )
+            + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
             + status
         )
         lines.append(

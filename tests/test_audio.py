@@ -138,6 +138,14 @@ def test_a_dead_release_is_timed_by_its_crack_not_by_the_impact() -> None:
     assert abs(seen.release_frame - (RELEASE + 22)) <= WINDOW_S * FPS + 1, seen
 
 
+def test_the_report_says_how_each_release_was_timed() -> None:
+    from coach.results import release_remarks
+
+    assert release_remarks("pose", None, False) == ""
+    assert release_remarks("sound+pose", 0.8, True) == ", timed by sound; arrow heard hitting 0.80 s later"
+    assert "may have come earlier, unseen" in release_remarks("pose", None, True)
+
+
 @pytest.mark.parametrize("noise,seed", [("noise", 0), ("noise", 1), ("speech", 0), ("speech", 4), ("speech", 5)])
 def test_no_release_sound_pose_stands(clips: Path, noise: str, seed: int) -> None:
     path, _ = _tracked(clips, f"bg_{noise}{seed}", seed=seed, impact=False, noise=noise, release=False)

@@ -124,6 +124,8 @@ def test_html_is_self_contained_and_has_every_part(recorded):
     for shot, rule in _faults(session):
         r = pack.by_id[rule]
         assert html.escape(r.quote) in sections[shot] and "fault" in sections[shot], (shot, rule)
+    for s, section in zip(shots, sections):  # and how its release was timed
+        assert s["release_frame"] is None or f"release 發 at frame {s['release_frame']}" in section, s["index"]
     # the clip's ground-truth faults: each one the rule engine flags (same rule, overlapping frames) is in the
     # report, in the section of the shot that flagged it, with its quote
     missed = []

@@ -18,6 +18,7 @@ from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
 from ..overlay import Overlay, PoseView
+from ..results import release_remarks
 from ..store import Archer, Store
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–"}
@@ -257,6 +258,11 @@ PHASE_LABELS = (
     ("hold 審", "hold_s"),
     ("follow-through 收", "follow_through_s"),
 )
+
+
+def release_text(shot: dict) -> str:
+    """How a stored shot's release was timed (`coach.results.release_remarks`), from its JSON."""
+    return release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
 
 
 def phase_times_text(times: dict) -> str:

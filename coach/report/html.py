@@ -6,7 +6,16 @@ import base64
 import math
 from html import escape
 
-from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, phase_times_text, value_text
+from .data import (
+    VERDICT_LABEL,
+    VERDICT_MARK,
+    Chart,
+    ReportData,
+    limits_text,
+    phase_times_text,
+    release_text,
+    value_text,
+)
 
 CSS = """
 body{font-family:"Noto Sans CJK TC","Noto Sans CJK SC","PingFang TC","Microsoft JhengHei","WenQuanYi Micro Hei",
@@ -185,6 +194,8 @@ def render_html(d: ReportData) -> str:
         if not x.data.get("complete", True):
             h.append('<p class="warn">incomplete shot: the release was not seen</p>')
         h.append(f"<p>{phase_times_text(t)}</p>")
+        if x.data.get("release_frame") is not None:
+            h.append(f"<p>release 發 at frame {x.data['release_frame']}{_e(release_text(x.data))}</p>")
         if x.key_frames:
             h.append('<div class="kf">')
             for kind, frame, jpeg in x.key_frames:

@@ -12,7 +12,16 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from ..overlay import cjk_font_path
-from .data import VERDICT_LABEL, VERDICT_MARK, Chart, ReportData, limits_text, phase_times_text, value_text
+from .data import (
+    VERDICT_LABEL,
+    VERDICT_MARK,
+    Chart,
+    ReportData,
+    limits_text,
+    phase_times_text,
+    release_text,
+    value_text,
+)
 
 RED = (176, 0, 32)
 BLUE = (11, 79, 138)
@@ -179,6 +188,8 @@ def render_pdf(d: ReportData) -> bytes:
         )
         t = x.data.get("phase_times_s") or {}
         _para(pdf, phase_times_text(t), 9)
+        if x.data.get("release_frame") is not None:
+            _para(pdf, f"release 發 at frame {x.data['release_frame']}{release_text(x.data)}", 9)
         if x.key_frames:
             y = pdf.get_y() + 1
             wimg = (pdf.w - pdf.l_margin - pdf.r_margin - 4) / 2
