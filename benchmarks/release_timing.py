@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from coach.audio import audio_cues, cues_from_envelope, load_audio, load_envelope  # noqa: E402
 from coach.pipeline import analyze_track, analyze_video  # noqa: E402
+from coach.pose_frame import load_posetrack  # noqa: E402
 from coach.synth.audio import NOISES, add_soundtrack  # noqa: E402
 
 
@@ -76,6 +77,7 @@ def run_videos(folder: Path, tmp: Path, model: str | None, cache: Path | None = 
         if not truth_path.exists():
             continue
         truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        video = mp4  # the clip as committed, before any sound track is added
         audio = "recorded"
         if load_audio(mp4) is None:
             noise = NOISES[k % len(NOISES)]
@@ -83,12 +85,13 @@ def run_videos(folder: Path, tmp: Path, model: str | None, cache: Path | None = 
             add_soundtrack(mp4, truth, sound, seed=100 + k, impact=True, noise=noise)
             mp4, audio = sound, f"synth:{noise}"
         print(f"analysing {mp4.name} ({audio}) ...", file=sys.stderr, flush=True)
-        cached = cache / f"{mp4.stem}.pose.json" if cache is not None else None
-        if cached is not None and cached.exists():
-            # The same pose, timed with the sound the run above would have decoded: seconds, not minutes.
-            cues = audio_cues(mp4)
-            track = cached
-            fused = analyze_track(track, release_refiner=cues.refiner(truth["fps"]) if cues else None)
+        model_tag = f".{Path(model).stem}" if model else ""
+        cached = cache / f"{mp4.stem}{model_tag}.pose.json" if cache is not None else None
+        cues = audio_cues(mp4)
+        if cached is not None and cached.exists() and cached.stat().st_mtime >= video.stat().st_mtime:
+            # The same pose, timed with the same sound as analyze_video would: seconds, not minutes.
+            track = load_posetrack(cached)
+            fused = analyze_track(track, release_refiner=cues.refiner(track.fps) if cues else None)
         else:
             track = cached if cached is not None else tmp / (mp4.stem + ".pose.json")
             if cached is not None:
@@ -96,7 +99,7 @@ def run_videos(folder: Path, tmp: Path, model: str | None, cache: Path | None = 
             fused = analyze_video(mp4, model=model, save_pose=track, audio=True)
         pose = analyze_track(track)
         rel = [s["release_frame"] for s in truth["shots"]]
-        rows += _rows(mp4.stem, rel, pose.shots, fused.shots, audio if audio_cues(mp4) else "none")
+        rows += _rows(mp4.stem, rel, pose.shots, fused.shots, audio if cues else "none")
     return rows
 
 

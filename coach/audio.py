@@ -59,7 +59,7 @@ REFRACTORY_S = 0.06  # one onset per event: a crack and its ringing are one
 BROADBAND_MIN = 0.2  # the wide band rises at least 2 dB at the onset too (a hiss or jingle does not)
 
 # --- release refinement ----------------------------------------------------------------------------------
-WINDOW_S = 0.25  # sound may move the pose release by at most this much
+WINDOW_S = 0.25  # sound may move the pose release by at most this much (but see pick_unseen_release)
 PRIOR_S = 0.2  # how far the pose release typically is from the true one (Gaussian prior on the onset)
 UNSEEN_AFTER_ANCHOR_S = 0.3  # a release the pose did not see is looked for from this long after the anchor
 EARLIER_SHARE = 0.35  # an earlier onset at least this share of the best score wins (the later one: impact)
@@ -540,7 +540,8 @@ def refine_release(
 ) -> ShotPhases:
     """`sp` with its release moved to the frame during which the string was heard (`release_source` "sound+pose")
     and `flight_time_s` set where the impact was heard; `sp` itself when no onset fits. The new release
-    frame's time always lies within `window_s` of the pose release, after the anchor and before the end."""
+    frame's time lies within `window_s` of the pose release, after the anchor and before the end; only for a
+    shot whose hand the pose saw stay at the face (`hand_stayed`) may it go back as far as the anchor."""
     if sp.release_frame is None or not onsets:
         return sp
     t_of = _time_fn(frame_times, fps)
@@ -554,7 +555,7 @@ def refine_release(
     t_anchor = t_of(sp.anchor_frame)
     # Only where the pose saw the hand stay at the face: at a busy shooting line a neighbour's crack in the
     # hold must not take the place of a release the pose did see.
-    if t_anchor is not None and getattr(sp, "hand_stayed", False):
+    if t_anchor is not None and sp.hand_stayed:
         unseen = pick_unseen_release(onsets, rel, t_anchor + UNSEEN_AFTER_ANCHOR_S, t_lo)
         if unseen is not None:
             rel, t_lo = unseen, t_anchor

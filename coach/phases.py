@@ -148,9 +148,9 @@ class ShotPhases:
     hold_start_frame: int  # first frame of the hold (the full-draw moment is anchor..hold_start-1)
     follow_start_frame: int | None  # first frame of the follow-through
     release_source: str = "pose"  # "sound+pose" when the string's sound refined it (coach/audio.py)
-    # The draw hand did not fly back at what was taken for the release (the span hardly grew): a dead release
-    # (後手小), whose "release" is then the arms coming down, later; or a hand MediaPipe lost as it left.
-    # Real releases widen the span by 0.3-2.8 U in the confirmation window. Sound may then look back.
+    # The draw hand was seen not to fly back at what was taken for the release (the span hardly grew): a dead
+    # release (後手小), whose "release" is then the arms coming down, later. Real releases widen the span by
+    # 0.3-2.8 U in the confirmation window. Sound may then look back for the crack (coach/audio.py).
     hand_stayed: bool = False
     flight_time_s: float | None = None  # release to the arrow heard hitting (sound only)
 
@@ -425,13 +425,19 @@ def _draw_travel(buf: Sequence[_Frame], anchor_i: int, floor_index: int, side: s
     return far
 
 
-def _span_growth(buf: Sequence[_Frame], on: int) -> float:
-    """How much the wrist-to-wrist span grew from just before buf[on] to its widest since (U)."""
+def _hand_stayed(buf: Sequence[_Frame], on: int, side: str) -> bool:
+    """From just before buf[on] to now the span grew less than HAND_STAYED_SW, with the draw hand seen through
+    the later half of that time: seen staying, not lost as it flew back (that tells nothing)."""
     before = _span(buf[on - 1]) if on > 0 else math.nan
-    grow = -math.inf
-    for k in range(on, len(buf)):
-        grow = max(grow, _span(buf[k]) - before)
-    return grow if grow > -math.inf else math.nan
+    if math.isnan(before):
+        return False
+    t_mid = (buf[on].t + buf[-1].t) / 2
+    late = [g for g in list(buf)[on:] if g.t >= t_mid]
+    seen = [g for g in late if not np.isnan(g.wrists(side)[1][0])]
+    if not late or 2 * len(seen) < len(late):
+        return False
+    grow = max((_span(buf[k]) - before for k in range(on, len(buf))), key=_nan_low)
+    return grow < HAND_STAYED_SW
 
 
 def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
@@ -497,7 +503,9 @@ class _OpenShot:
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
     hand_stayed: bool = False
-    growing_since: int | None = None  # frame index where the span last began to grow fast in the hold
+    # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
+    # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
+    growing_since: int | None = None
 
 
 class _State(str, Enum):
@@ -519,9 +527,11 @@ class PhaseTracker:
         self._shots = 0
         self._floor_index = -1  # frames up to this one belong to an earlier shot
         self._run: dict[str, int] = {"right": -1, "left": -1}  # index where the anchor pose began
+        self._no_draw: dict[str, int] = {"right": -1, "left": -1}  # an anchor run that no draw led to
         self._shot: _OpenShot | None = None
         self._last: _Frame | None = None
         self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
+        self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
         # (first frame, t, last frame, t) of each time the bow arm was up and held without a full draw seen
         self.unseen_draws: list[tuple[int, float, int, float]] = []
 
@@ -585,9 +595,12 @@ class PhaseTracker:
                 self._run[side] = f.index
             start = self._find(self._run[side])
             if start is not None and f.t - buf[start].t >= ANCHOR_CONFIRM_S - 1e-6:
+                if self._no_draw[side] == self._run[side]:
+                    continue
                 if _draw_travel(buf, start, self._floor_index, side) < NEW_DRAW_MIN_SW:
                     # No draw led here: the hand is still at the face from the last shot's follow-through
                     # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away.
+                    self._no_draw[side] = self._run[side]
                     continue
                 self._start_shot(start, side)
                 return
@@ -596,7 +609,7 @@ class PhaseTracker:
         """Note the times the bow arm is raised and held with no anchor found: a full draw the pose did not
         show (the draw hand hidden or misplaced for the whole hold, stance_high shot 1), which the report
         owns up to instead of leaving out silently."""
-        up = False
+        up = down = False
         for side in self._sides():
             bow = f.wrists(side)[0]
             if np.isnan(bow[0]):
@@ -604,7 +617,11 @@ class PhaseTracker:
             reach = _dist(bow, f.nose) if not np.isnan(f.nose[0]) else math.hypot(bow[0], bow[1])
             if reach > ARM_OUT_MIN_SW and abs(bow[1]) < RAISE_LEVEL_BELOW_SW:
                 up = True
-        if up:
+            down = down or bow[1] > RAISE_LEVEL_BELOW_SW + LOWERED_DROP_SW
+        # After a shot, only once the bow arm has come down: a follow-through held past FOLLOW_MAX_S is not
+        # a draw the pose missed.
+        self._watching = self._watching or down
+        if up and self._watching:
             if self._raised is None:
                 self._raised = [f.index, f.t, f.index, f.t]
             else:
@@ -816,7 +833,7 @@ class PhaseTracker:
             on = max(on, anchor_pos + 1)
         s.release_at = (buf[on].index, buf[on].t)
         s.cand = None
-        s.hand_stayed = _span_growth(buf, on) < HAND_STAYED_SW
+        s.hand_stayed = _hand_stayed(buf, on, s.handedness)
         self._refine_anchor(s.release_at[1])
 
     def _follow(self) -> list[ShotPhases]:
@@ -918,6 +935,7 @@ class PhaseTracker:
         self._shot = None
         self._state = _State.SEEK
         self._floor_index = end.index
+        self._watching = False
         return out
 
     # ---- helpers -----------------------------------------------------------------------------------------

@@ -293,14 +293,17 @@ def pre_release_creep(shot: ShotFrames) -> float:
     return change("draw_wrist", "bow_wrist")
 
 
+def _hand_left_face(shot: ShotFrames) -> bool:
+    """The draw hand was seen leaving the face after the release: the follow-through can be judged. After a
+    dead release (or with the hand unseen) what follows is 後手小's, not a bent arm or a dropped hand."""
+    return shot.release is not None and release_travel(shot) >= HAND_LEFT_FACE_SW
+
+
 @metric("follow_through_arm", "shot", "deg")
 def follow_through_arm(shot: ShotFrames) -> float:
     """Median draw-arm angle (shoulder–elbow–wrist) 0.2–0.6 s after release; 180 = arm straight back.
     Not measured when the hand never left the face: that is 後手小 (release_travel), not a bent arm."""
-    if shot.release is None:
-        return math.nan
-    travel = release_travel(shot)
-    if math.isnan(travel) or travel < HAND_LEFT_FACE_SW:
+    if not _hand_left_face(shot):
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
@@ -326,10 +329,7 @@ def follow_through_wrist_drop(shot: ShotFrames) -> float:
     """Median height of the draw wrist below the draw shoulder 0.2–0.6 s after release, in SW (壓肘仰腕:
     shoulder, arm and wrist level). Not measured when the hand never left the face, as for the arm angle:
     what the pose then shows after the "release" is both arms coming down after a dead release (後手小)."""
-    if shot.release is None:
-        return math.nan
-    travel = release_travel(shot)
-    if not travel >= HAND_LEFT_FACE_SW:
+    if not _hand_left_face(shot):
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
@@ -363,18 +363,18 @@ def anchor_height(shot: ShotFrames) -> float:
 
 
 # A spread from two shots is half their difference: one shot a little off (an anchor placed a few frames
-# early on an eased draw) makes it, so consistency is judged from the third shot on, as 間若一 already is.
+# early on an eased draw) makes it, so consistency is judged from the third shot on (間若一: its intervals).
 MIN_SPREAD_SHOTS = 3
 
 
-def _cv(x: list[float]) -> float:
+def _cv(x: list[float], n_min: int = MIN_SPREAD_SHOTS) -> float:
     a = np.array([v for v in x if v is not None and math.isfinite(v)])
-    return float(np.std(a, ddof=1) / np.mean(a)) if len(a) >= MIN_SPREAD_SHOTS and np.mean(a) != 0 else math.nan
+    return float(np.std(a, ddof=1) / np.mean(a)) if len(a) >= max(n_min, 2) and np.mean(a) != 0 else math.nan
 
 
-def _sd(x: list[float]) -> float:
+def _sd(x: list[float], n_min: int = MIN_SPREAD_SHOTS) -> float:
     a = np.array([v for v in x if v is not None and math.isfinite(v)])
-    return float(np.std(a, ddof=1)) if len(a) >= MIN_SPREAD_SHOTS else math.nan
+    return float(np.std(a, ddof=1)) if len(a) >= max(n_min, 2) else math.nan
 
 
 @metric("draw_length_cv", "session", "ratio")
@@ -405,7 +405,7 @@ def hold_time_sd(per_shot: dict, releases: list[float]) -> float:
 def release_interval_cv(per_shot: dict, releases: list[float]) -> float:
     """Coefficient of variation of the interval between releases (間若一)."""
     r = sorted(t for t in releases if t is not None)
-    return _cv(list(np.diff(r))) if len(r) >= 3 else math.nan
+    return _cv(list(np.diff(r)), n_min=MIN_SPREAD_SHOTS - 1)
 
 
 def _mean(x: list[float]) -> float:

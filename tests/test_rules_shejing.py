@@ -269,9 +269,11 @@ def test_session_rule_pass_fault_and_not_assessable(rule):
     assert bad.verdict == FAULT and bad.value is not None
     one = {k: v[:1] for k, v in STEADY.items()}
     assert _session(**one)[0][rule].verdict == NOT_ASSESSABLE
-    # two shots are no spread to judge either, however far apart
+    # two shots are no spread to judge either, however far apart; three are
     two = {k: v[:2] for k, v in SESSION_CASES[rule].items()}
     assert _session(**two)[0][rule].verdict == NOT_ASSESSABLE
+    three = {k: v[:3] for k, v in STEADY.items()}
+    assert _session(**three)[0][rule].verdict == PASS
 
 
 def test_session_measures_are_reported():
