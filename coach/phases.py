@@ -264,6 +264,14 @@ def _rate(buf: Sequence[_Frame], i: int, value: Callable[[_Frame], float], half:
     return (value(buf[hi]) - value(buf[lo])) / (buf[hi].t - buf[lo].t)
 
 
+def _newest_judged(buf: Sequence[_Frame], half: float) -> int:
+    """Position of the newest frame whose centred derivative over ±half seconds has both sides."""
+    i = len(buf) - 1
+    while i > 0 and buf[-1].t - buf[i].t < half - 1e-6:
+        i -= 1
+    return i
+
+
 def _face_dist(f: _Frame, p: np.ndarray) -> float:
     """Distance from p to the nearest visible face point (NaN if none)."""
     d = np.hypot(*(f.face - p).T)
@@ -431,13 +439,13 @@ def _hand_stayed(buf: Sequence[_Frame], on: int, side: str) -> bool:
     before = _span(buf[on - 1]) if on > 0 else math.nan
     if math.isnan(before):
         return False
-    t_mid = (buf[on].t + buf[-1].t) / 2
-    late = [g for g in list(buf)[on:] if g.t >= t_mid]
-    seen = [g for g in late if not np.isnan(g.wrists(side)[1][0])]
-    if not late or 2 * len(seen) < len(late):
+    window = [buf[k] for k in range(on, len(buf))]
+    t_mid = (window[0].t + window[-1].t) / 2
+    late = [g for g in window if g.t >= t_mid]
+    seen = sum(not np.isnan(g.wrists(side)[1][0]) for g in late)
+    if 2 * seen < len(late):
         return False
-    grow = max((_span(buf[k]) - before for k in range(on, len(buf))), key=_nan_low)
-    return grow < HAND_STAYED_SW
+    return max((_span(g) - before for g in window), key=_nan_low) < HAND_STAYED_SW
 
 
 def _raw_hold_speed(buf: Sequence[_Frame], lo_t: float, hi_t: float, handedness: str) -> float:
@@ -579,10 +587,7 @@ class PhaseTracker:
     def _seek(self) -> None:
         buf = self._buf
         # Stillness needs the centred derivative, so the newest frame judged is ANCHOR_DERIV_HALF_S back.
-        n = len(buf)
-        i = n - 1
-        while i > 0 and buf[-1].t - buf[i].t < ANCHOR_DERIV_HALF_S - 1e-6:
-            i -= 1
+        i = _newest_judged(buf, ANCHOR_DERIV_HALF_S)
         f = buf[i]
         if f.index <= self._floor_index:
             return
@@ -664,9 +669,7 @@ class PhaseTracker:
         the anchor was taken too early (bystander: MediaPipe puts the draw hand at the face during the set,
         then the real draw follows). A release is not mistaken for this: its jump opens a candidate first."""
         buf, s = self._buf, self._shot
-        i = len(buf) - 1
-        while i > 0 and buf[-1].t - buf[i].t < DERIV_HALF_S - 1e-6:
-            i -= 1
+        i = _newest_judged(buf, DERIV_HALF_S)
         if not _rate(buf, i, _span) > ANCHOR_SPAN_SPEED_SW_S:
             s.growing_since = None
             return None
@@ -930,7 +933,7 @@ class PhaseTracker:
             handedness=s.handedness,
             hold_start_frame=min(hold_start, end.index),
             follow_start_frame=None if follow is None else min(follow, end.index),
-            hand_stayed=s.hand_stayed and rel is not None,
+            hand_stayed=s.hand_stayed,
         )
         self._shot = None
         self._state = _State.SEEK

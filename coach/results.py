@@ -74,7 +74,7 @@ class ShotResult:
     complete: bool = True
     release_source: str = "pose"  # "pose", or "sound+pose" when the string's sound timed it
     flight_time_s: float | None = None  # release to the arrow heard hitting the target (includes sound travel)
-    hand_stayed: bool = False  # the draw hand did not fly back: a dead release, or a hand lost as it left
+    hand_stayed: bool = False  # the draw hand was seen not to fly back: a dead release (後手小), timed late
 
     @property
     def faults(self) -> list[Finding]:
