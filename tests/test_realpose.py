@@ -17,6 +17,17 @@ REALPOSE = Path(__file__).resolve().parents[1].parent / "shared" / "realpose"
 KNOWN_MISSES = {
     "real04_recurve_behind_oblique": "no shot found: seen from behind, the draw wrist and elbow are hidden "
     "behind the head for the whole shot (visibility < 0.3), so no anchor can be seen",
+    "real06_recurve_behind_handheld": "no shot found: seen from behind, the draw wrist is hidden for the whole "
+    "shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 5 frames after the "
+    "release",
+    "real07_recurve_faceon_close_longhold": "release 20 frames late (284 vs 264): the hand drops 0.2 U at the "
+    "release and stays by the chin, under the 0.35 U confirmation distance, until it swings out at 276",
+    "real08_recurve_faceon_lowres": "release 3 frames early (140 vs 143): a hold twitch at 25 fps opens the "
+    "candidate the hand drop then confirms",
+    "real09_recurve_obliquebehind_60fps_norelease": "a full draw never shot is returned as an incomplete shot "
+    "(anchor 149, no release) instead of no shot",
+    "real10_recurve_faceon_cuts_norelease": "false release at 123: the edit's dissolve moves the draw hand "
+    "while the archer is still at full draw",
 }
 
 
