@@ -28,6 +28,13 @@ from .pose_frame import PoseFrame
 from .results import FrameResult, SessionReport, ShotResult
 
 ShotListener = Callable[[ShotResult, "Analyzer"], None]
+# A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
+LET_DOWN_NOTES = {
+    "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
+    "a release; not judged as a shot",
+    "video_ended": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw until the video ended (or cut away), no "
+    "release seen; not judged as a shot",
+}
 FrameListener = Callable[[FrameResult], None]
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)
 ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
@@ -168,6 +175,8 @@ class Analyzer:
             release_source=getattr(sp, "release_source", "pose"),
             flight_time_s=getattr(sp, "flight_time_s", None),
             hand_stayed=getattr(sp, "hand_stayed", False),
+            release_confidence=getattr(sp, "release_confidence", 1.0),
+            release_evidence=list(getattr(sp, "release_evidence", ())),
         )
         self.shots.append(shot)
         for listener in self.listeners:
@@ -203,6 +212,10 @@ class Analyzer:
             notes.append("no person found in the video")
         elif not self.shots:
             notes.append("no shots found")
+        for ld in self.tracker.let_downs:
+            notes.append(
+                LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
+            )
         for a, ta, b, tb in self.tracker.unseen_draws:
             notes.append(
                 f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "

@@ -42,6 +42,7 @@ from .phases import RELEASE_PHASE_S, ShotPhases
 ENVELOPE_SCHEMA = "coach.audioenvelope/1"
 HOP_S = 0.005
 LOG_FLOOR = -12.0  # log10 energy of digital silence
+SOUND_EVIDENCE_WEIGHT = 0.8  # how much a string crack in the pose's window adds to the release confidence
 
 # --- onset detector --------------------------------------------------------------------------------------
 DETECT_HZ = 1000.0  # onsets are found above this: the crack is broadband, talking and the thrum mostly lower
@@ -590,6 +591,9 @@ def refine_release(
         follow_start_frame=follow,
         release_source="sound+pose",
         flight_time_s=None if imp is None else round(imp.t_s - rel.t_s, 3),
+        # The string's crack inside the window the pose allows is evidence of its own.
+        release_confidence=round(1.0 - (1.0 - sp.release_confidence) * (1.0 - SOUND_EVIDENCE_WEIGHT), 3),
+        release_evidence=(*sp.release_evidence, "sound"),
     )
 
 

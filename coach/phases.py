@@ -109,6 +109,20 @@ LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hol
 LET_DOWN_DROP_SW = 0.6  # ... and this far below where it was at the anchor (a low bow arm is not a let-down)
 LOWERED_DROP_SW = 0.5  # follow-through: the bow arm is down when this far below its anchor height
 HAND_STAYED_SW = 0.2  # a span that grew less than this through the release window: the hand stayed
+# Release evidence (`_release_evidence`): a hand that left the anchor by half the confirmation distance is a
+# release when the bow arm dropped with it (the bow hand falls as the string leaves: real07 0.22 U, real08
+# 0.4 U), which a hold twitch or an aiming correction does not do (bow wrist still to ~0.05 U), nor a draw
+# after an early anchor (the bow arm rises or extends then; it moves outwards at a release too, so only the
+# drop counts).
+RELEASE_HAND_PART = 0.5  # share of the confirmation distance the hand must reach when the bow arm agrees
+RELEASE_BOW_DROP_SW = 0.15  # the bow wrist fell this far below its hold height in the window ...
+RELEASE_BOW_JITTER_FACTOR = 3.0  # ... and this many times its own vertical stray in the hold
+# How much each signal, fully present, adds to a release's confidence (combined as independent evidence).
+EVIDENCE_WEIGHT = {"draw_hand": 0.8, "bow_arm": 0.5, "span": 0.3}
+# The string leaving is a jump: the release's first step is at least this share of its fastest one within
+# RELEASE_ONSET_BACK_S after the jump. A hand drifting back under expansion before it (real07, real08: 0.5 U/s
+# against 8-10 U/s in the jump) is the hold, not the release.
+ONSET_PEAK_SHARE = 0.1
 
 # --- follow-through --------------------------------------------------------------------------------------
 FULL_DRAW_S = 0.2  # the "full draw" phase is the anchor moment; after it, the hold
@@ -153,6 +167,9 @@ class ShotPhases:
     # 0.3-2.8 U in the confirmation window. Sound may then look back for the crack (coach/audio.py).
     hand_stayed: bool = False
     flight_time_s: float | None = None  # release to the arrow heard hitting (sound only)
+    # How sure the release is (0-1) and which signals agreed on it (`release_evidence`).
+    release_confidence: float = 1.0
+    release_evidence: tuple[str, ...] = ()
 
     @property
     def hold_ms(self) -> float | None:
@@ -180,6 +197,18 @@ class PhaseUpdate:
     phase: Phase
     shot: int | None
     completed: list[ShotPhases] = field(default_factory=list)
+
+
+@dataclass(slots=True, frozen=True)
+class LetDown:
+    """A full draw that was not shot: the archer came down, or the video ended (or an edit cut away for
+    good) before a release. Not a shot; the report notes it."""
+
+    anchor_frame: int
+    end_frame: int
+    anchor_s: float
+    end_s: float
+    reason: str  # "let_down" (the bow arm came down) or "video_ended" (still at full draw)
 
 
 @dataclass(slots=True)
@@ -433,10 +462,11 @@ def _draw_travel(buf: Sequence[_Frame], anchor_i: int, floor_index: int, side: s
     return far
 
 
-def _hand_stayed(buf: Sequence[_Frame], on: int, side: str) -> bool:
-    """From just before buf[on] to now the span grew less than HAND_STAYED_SW, with the draw hand seen through
-    the later half of that time: seen staying, not lost as it flew back (that tells nothing)."""
-    before = _span(buf[on - 1]) if on > 0 else math.nan
+def _hand_stayed(buf: Sequence[_Frame], on: int, side: str, hold_span: float) -> bool:
+    """From buf[on] to now the span grew less than HAND_STAYED_SW over the hold's (`hold_span`; else the
+    frame before buf[on]), with the draw hand seen through the later half of that time: seen staying, not
+    lost as it flew back (that tells nothing)."""
+    before = hold_span if not math.isnan(hold_span) else _span(buf[on - 1]) if on > 0 else math.nan
     if math.isnan(before):
         return False
     window = [buf[k] for k in range(on, len(buf))]
@@ -471,6 +501,7 @@ def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.
     # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
     # release moves it along one direction.
     way = buf[jump_i].raw_draw(handedness) - ref
+    min_speed = max(min_speed, ONSET_PEAK_SHARE * _peak_step_speed(buf, jump_i, handedness))
     while i > 0 and t_jump - buf[i - 1].t <= RELEASE_ONSET_BACK_S + 1e-6:
         a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
         dt = buf[i].t - buf[i - 1].t
@@ -484,6 +515,19 @@ def _release_onset(buf: Sequence[_Frame], jump_i: int, handedness: str, ref: np.
     return onset
 
 
+def _peak_step_speed(buf: Sequence[_Frame], jump_i: int, handedness: str) -> float:
+    """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to RELEASE_ONSET_BACK_S later."""
+    peak = 0.0
+    k = jump_i + 1
+    while k < len(buf) and buf[k].t - buf[jump_i].t <= RELEASE_ONSET_BACK_S + 1e-6:
+        a, b = buf[k - 1].raw_draw(handedness), buf[k].raw_draw(handedness)
+        dt = buf[k].t - buf[k - 1].t
+        if not (np.isnan(a[0]) or np.isnan(b[0])) and dt > 0:
+            peak = max(peak, _dist(a, b) / dt)
+        k += 1
+    return peak
+
+
 @dataclass(slots=True)
 class _Candidate:
     """A release-like jump waiting for confirmation."""
@@ -493,6 +537,34 @@ class _Candidate:
     ref: np.ndarray  # the anchor position the hand left (median of the recent hold)
     confirm_sw: float  # how far the hand must be late in the window for a release
     back: np.ndarray | None = None  # unit vector from the bow hand to the anchor: the way a release goes
+    bow_ref: np.ndarray | None = None  # the bow wrist's position in the recent hold (median)
+    bow_drop_sw: float = RELEASE_BOW_DROP_SW  # how far it must drop for the bow arm to agree
+    span_ref: float = math.nan  # the span in the recent hold (median)
+
+
+@dataclass(slots=True, frozen=True)
+class ReleaseEvidence:
+    """What the frames after a release-like jump say, each signal as a share of what makes it sure on its own
+    (1 = sure): the draw hand away from the anchor, the bow arm moved from its hold, the span opened."""
+
+    draw_hand: float
+    bow_arm: float
+    span: float
+
+    @property
+    def released(self) -> bool:
+        return self.draw_hand >= 1.0 or (self.draw_hand >= RELEASE_HAND_PART and self.bow_arm >= 1.0)
+
+    @property
+    def confidence(self) -> float:
+        unsure = 1.0
+        for name, weight in EVIDENCE_WEIGHT.items():
+            unsure *= 1.0 - weight * min(max(getattr(self, name), 0.0), 1.0)
+        return round(1.0 - unsure, 3)
+
+    @property
+    def agreed(self) -> tuple[str, ...]:
+        return tuple(name for name in EVIDENCE_WEIGHT if getattr(self, name) >= 1.0)
 
 
 @dataclass(slots=True)
@@ -510,6 +582,7 @@ class _OpenShot:
     refined: bool = False
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
+    evidence: ReleaseEvidence | None = None  # what confirmed the release
     hand_stayed: bool = False
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
@@ -542,6 +615,7 @@ class PhaseTracker:
         self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
         # (first frame, t, last frame, t) of each time the bow arm was up and held without a full draw seen
         self.unseen_draws: list[tuple[int, float, int, float]] = []
+        self.let_downs: list[LetDown] = []  # full draws that were not shot
 
     # ---- public -----------------------------------------------------------------------------------------
     def push(self, body: Body) -> PhaseUpdate:
@@ -573,12 +647,12 @@ class PhaseTracker:
         last = self._last
         if self._state is _State.CANDIDATE and self._candidate_moving_away():
             # The video ended mid-release (real02: 4 frames after it): the hand was leaving the anchor.
-            self._accept_release(self._cand_dists(), self._shot.cand.confirm_sw)
-        if s.release_at is not None:
-            out = self._close(last, complete=True)
-        else:
-            out = self._close(last, complete=False)
-        return [out]
+            ev = self._release_evidence(self._cand_dists())
+            self._accept_release(self._cand_dists(), self._shot.cand.confirm_sw, ev)
+        if s.release_at is None:
+            self._let_down(last, "video_ended")
+            return []
+        return [self._close(last, complete=True)]
 
     # ---- states ------------------------------------------------------------------------------------------
     def _sides(self) -> tuple[str, ...]:
@@ -721,7 +795,8 @@ class PhaseTracker:
         f = buf[-1]
         bow, draw = f.wrists(self.handedness)
         if not np.isnan(bow[1]) and bow[1] > max(LET_DOWN_BELOW_SW, self._shot.bow_y + LET_DOWN_DROP_SW):
-            return [self._close(f, complete=False)]
+            self._let_down(f, "let_down")
+            return []
         redraw = self._draw_goes_on()
         if redraw is not None:
             # Start the shot again from here: its anchor is refined forward from this frame at the release,
@@ -740,10 +815,58 @@ class PhaseTracker:
         ref = self._hold_ref(f.t - HOLD_REF_GAP_S)
         if ref is None or _dist(draw, ref) < RELEASE_START_SW:
             return []
-        thr = max(RELEASE_CONFIRM_SW, RELEASE_JITTER_FACTOR * self._hold_jitter(f.t - HOLD_REF_GAP_S))
-        self._shot.cand = _Candidate(f.index, f.t, ref, thr, self._back_dir(f.t - HOLD_REF_GAP_S, ref))
+        before = f.t - HOLD_REF_GAP_S
+        thr = max(RELEASE_CONFIRM_SW, RELEASE_JITTER_FACTOR * self._hold_jitter(before))
+        bow_ref, bow_stray_y = self._bow_hold(before)
+        self._shot.cand = _Candidate(
+            f.index,
+            f.t,
+            ref,
+            thr,
+            self._back_dir(before, ref),
+            bow_ref,
+            max(RELEASE_BOW_DROP_SW, RELEASE_BOW_JITTER_FACTOR * bow_stray_y),
+            self._hold_span(before),
+        )
         self._state = _State.CANDIDATE
         return self._candidate()
+
+    def _recent_hold(self, before_t: float) -> list[_Frame]:
+        a = self._shot.anchor_at[0]
+        return [f for f in self._buf if f.index >= a and before_t - HOLD_REF_S <= f.t <= before_t]
+
+    def _bow_hold(self, before_t: float) -> tuple[np.ndarray | None, float]:
+        """The bow wrist's median position over the recent hold and its vertical stray (90th percentile)."""
+        pts = np.asarray([f.wrists(self.handedness)[0] for f in self._recent_hold(before_t)]).reshape(-1, 2)
+        pts = pts[~np.isnan(pts[:, 0])]
+        if len(pts) < 3:
+            return None, 0.0
+        med = np.median(pts, axis=0)
+        return med, float(np.percentile(np.abs(pts[:, 1] - med[1]), 90))
+
+    def _hold_span(self, before_t: float) -> float:
+        spans = [sp for sp in map(_span, self._recent_hold(before_t)) if not math.isnan(sp)]
+        return float(np.median(spans)) if spans else math.nan
+
+    def _release_evidence(self, ds: list[tuple[int, float]]) -> ReleaseEvidence:
+        """Each signal as a share of what makes it sure: the hand and the span over the later half of the
+        confirmation window (by then a release is well away, a twitch is back); the bow arm's drop at its
+        deepest in the window (it falls at the release, then may be held up again), the second-deepest
+        frame so that one glitch does not count."""
+        c = self._shot.cand
+        t_late = c.t + RELEASE_CONFIRM_S / 2
+        late = [d for i, d in ds if self._buf[i].t >= t_late - 1e-6]
+        window = [g for g in self._buf if g.index >= c.index]
+        hand = float(np.median(late)) / c.confirm_sw if late else 0.0
+        bow = span = 0.0
+        if c.bow_ref is not None:
+            drops = sorted(y - c.bow_ref[1] for g in window if not math.isnan(y := g.wrists(self.handedness)[0][1]))
+            bow = drops[-2] / c.bow_drop_sw if len(drops) >= 2 else 0.0
+        spans = [_span(g) - c.span_ref for g in window if g.t >= t_late - 1e-6]
+        spans = [sp for sp in spans if not math.isnan(sp)]
+        if spans:
+            span = float(np.median(spans)) / c.confirm_sw
+        return ReleaseEvidence(hand, bow, span)
 
     def _cand_dists(self) -> list[tuple[int, float]]:
         """(buffer position, distance from the anchor position) of the frames since the candidate jump;
@@ -767,11 +890,10 @@ class PhaseTracker:
         if self._buf[-1].t - t_c < RELEASE_CONFIRM_S - 1e-6:
             return []
         ds = self._cand_dists()
-        # Judge the later part of the window: by then a release is well away, a twitch is back.
-        late = [(i, d) for i, d in ds if self._buf[i].t - t_c >= RELEASE_CONFIRM_S / 2]
+        ev = self._release_evidence(ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
-        if late and float(np.median([d for _, d in late])) >= thr and self._went_back(away):
-            self._accept_release(ds, thr)
+        if ev.released and self._went_back(away):
+            self._accept_release(ds, thr, ev)
             self._state = _State.FOLLOW
         else:
             self._state = _State.HOLD
@@ -800,8 +922,9 @@ class PhaseTracker:
         ds = [d for _, d in cd]
         return len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= RELEASE_END_MIN_SW and self._went_back([cd[-1][0]])
 
-    def _accept_release(self, ds: list[tuple[int, float]], thr: float) -> None:
+    def _accept_release(self, ds: list[tuple[int, float]], thr: float, ev: ReleaseEvidence) -> None:
         s = self._shot
+        s.evidence = ev
         ref = s.cand.ref
         # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
         # so the release may come a little after the frame that opened the window.
@@ -835,8 +958,8 @@ class PhaseTracker:
         if anchor_pos is not None:
             on = max(on, anchor_pos + 1)
         s.release_at = (buf[on].index, buf[on].t)
+        s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
         s.cand = None
-        s.hand_stayed = _hand_stayed(buf, on, s.handedness)
         self._refine_anchor(s.release_at[1])
 
     def _follow(self) -> list[ShotPhases]:
@@ -934,12 +1057,22 @@ class PhaseTracker:
             hold_start_frame=min(hold_start, end.index),
             follow_start_frame=None if follow is None else min(follow, end.index),
             hand_stayed=s.hand_stayed,
+            release_confidence=1.0 if s.evidence is None else s.evidence.confidence,
+            release_evidence=() if s.evidence is None else s.evidence.agreed,
         )
+        self._end_shot(end)
+        return out
+
+    def _let_down(self, end: _Frame, reason: str) -> None:
+        s = self._shot
+        self.let_downs.append(LetDown(s.anchor_at[0], end.index, s.anchor_at[1], end.t, reason))
+        self._end_shot(end)
+
+    def _end_shot(self, end: _Frame) -> None:
         self._shot = None
         self._state = _State.SEEK
         self._floor_index = end.index
         self._watching = False
-        return out
 
     # ---- helpers -----------------------------------------------------------------------------------------
     def _find(self, index: int) -> int | None:

@@ -75,6 +75,8 @@ class ShotResult:
     release_source: str = "pose"  # "pose", or "sound+pose" when the string's sound timed it
     flight_time_s: float | None = None  # release to the arrow heard hitting the target (includes sound travel)
     hand_stayed: bool = False  # the draw hand was seen not to fly back: a dead release (後手小), timed late
+    release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)
+    release_evidence: list[str] = field(default_factory=list)  # the signals that agreed on it
 
     @property
     def faults(self) -> list[Finding]:
@@ -92,6 +94,8 @@ class ShotResult:
             "release_source": self.release_source,
             "flight_time_s": _num(self.flight_time_s),
             "hand_stayed": self.hand_stayed,
+            "release_confidence": _num(self.release_confidence),
+            "release_evidence": list(self.release_evidence),
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],

@@ -72,6 +72,8 @@ def _report_from_json(d: dict):
             release_source=s.get("release_source", "pose"),
             flight_time_s=s.get("flight_time_s"),
             hand_stayed=s.get("hand_stayed", False),
+            release_confidence=s.get("release_confidence", 1.0),
+            release_evidence=s.get("release_evidence") or [],
         )
         for s in d.get("shots", [])
     ]

@@ -188,12 +188,16 @@ def test_two_shots() -> None:
         assert_shot(s, p)
 
 
-def test_release_missing() -> None:
+def test_release_missing_is_no_shot() -> None:
+    """A video that ends at full draw holds no shot: the full draw is noted, never judged as a shot."""
     plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=None)
-    shots = run(make_track([plan], 140))
-    assert len(shots) == 1
-    assert_shot(shots[0], plan)
-    assert shots[0].end_frame == 139
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(make_track([plan], 140)) for s in tracker.push(b).completed]
+    shots += tracker.finish()
+    assert shots == []
+    (let_down,) = tracker.let_downs
+    assert let_down.reason == "video_ended" and let_down.end_frame == 139
+    assert abs(let_down.anchor_frame - plan.anchor) <= 6, let_down
 
 
 def test_left_handed_detected() -> None:

@@ -20,14 +20,10 @@ KNOWN_MISSES = {
     "real06_recurve_behind_handheld": "no shot found: seen from behind, the draw wrist is hidden for the whole "
     "shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 5 frames after the "
     "release",
-    "real07_recurve_faceon_close_longhold": "release 20 frames late (284 vs 264): the hand drops 0.2 U at the "
-    "release and stays by the chin, under the 0.35 U confirmation distance, until it swings out at 276",
-    "real08_recurve_faceon_lowres": "release 3 frames early (140 vs 143): a hold twitch at 25 fps opens the "
-    "candidate the hand drop then confirms",
-    "real09_recurve_obliquebehind_60fps_norelease": "a full draw never shot is returned as an incomplete shot "
-    "(anchor 149, no release) instead of no shot",
-    "real10_recurve_faceon_cuts_norelease": "false release at 123: the edit's dissolve moves the draw hand "
-    "while the archer is still at full draw",
+    "real10_recurve_faceon_cuts_norelease": "false release at 123: in the edit's dissolve the draw hand flies "
+    "back 1.3 U in 6 frames with the span opening, as at a release, and the body is lost 1 frame later; the "
+    "synthetic clips lose the body right after real releases too (fault_hold 190-200), so only a scene-cut test "
+    "on the video frames could tell, and a pose track has none",
 }
 
 
@@ -56,3 +52,20 @@ def test_real_clip(name: str | None) -> None:
         tol = want["tolerance_frames"]["release_frame"]
         assert found.release_frame is not None, found
         assert abs(found.release_frame - want["release_frame"]) <= tol, (found.release_frame, want)
+
+
+def test_real_footage_figures() -> None:
+    """The whole analysis (`coach analyze --pose-track`, with sound where the clip has it) scored on every real
+    track: the floor this work has reached. The issue's aim is 7/8 releases and no extra shot; raise these as
+    the misses above are fixed."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.evaluate import analyse_clip, labelled_clips, score_clip, summarise
+
+    scores = {c.name: score_clip(c, analyse_clip(c)) for c in labelled_clips(REALPOSE)}
+    s = summarise(scores.values())
+    assert s.releases == 8 and s.releases_ok >= 6, s
+    assert s.extra <= 1 and scores["real10_recurve_faceon_cuts_norelease"].extra <= 1, s  # real10: known miss
+    assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []
+    # A full draw never shot is a let-down in the notes, not a shot.
+    assert any("let-down" in n for n in scores["real09_recurve_obliquebehind_60fps_norelease"].notes)
