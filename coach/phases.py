@@ -103,6 +103,8 @@ ANCHOR_STILL_S = 0.2  # ... and the arms stay as still as in the hold's quieter 
 ANCHOR_SETTLE_MAX_S = 1.2  # ... starting within this time of the span reaching the hold's (else the span
 ANCHOR_SETTLE_DRAW_FRAC = 0.7  # alone tells), or this share of the draw so far if longer: a slow draw settles
 # slowly, a handheld phone's jittery hold never looks still
+ANCHOR_REFINE_AFTER_S = 3.0  # a long hold: the anchor is refined once this much of it is seen, while the
+# draw is still in the buffer (BUFFER_S; real07 holds 7 s)
 REDRAW_S = 0.3  # in the hold, the span growing faster than ANCHOR_SPAN_SPEED_SW_S for this long ...
 REDRAW_GROWTH_SW = 0.5  # ... by more than this: the draw was still going on, the anchor came too early
 LET_DOWN_BELOW_SW = 0.9  # bow wrist this far below the shoulders during the hold: the shot was let down,
@@ -797,6 +799,8 @@ class PhaseTracker:
         if not np.isnan(bow[1]) and bow[1] > max(LET_DOWN_BELOW_SW, self._shot.bow_y + LET_DOWN_DROP_SW):
             self._let_down(f, "let_down")
             return []
+        if not self._shot.refined and f.t - self._shot.anchor_at[1] >= ANCHOR_REFINE_AFTER_S:
+            self._refine_anchor(f.t)
         redraw = self._draw_goes_on()
         if redraw is not None:
             # Start the shot again from here: its anchor is refined forward from this frame at the release,
@@ -1009,10 +1013,12 @@ class PhaseTracker:
         extent = s_hold - s.set_span if not math.isnan(s.set_span) else 0.0
         # MediaPipe's span wanders in a steady hold (a bow wrist creeping 0.1 U): no tighter than that.
         wander = float(np.percentile(late, 75) - np.percentile(late, 25))
-        min_span = s_hold - max(ANCHOR_SPAN_TOL_FRAC * max(extent, 0.0), ANCHOR_SPAN_WANDER_FACTOR * wander)
+        span_tol = max(ANCHOR_SPAN_TOL_FRAC * abs(extent), ANCHOR_SPAN_WANDER_FACTOR * wander)
         at_span: int | None = None
         for k in range(det, hi + 1):
-            if not spans[k - lo] >= min_span:
+            # The span comes to the hold's from either side: it grows in a draw seen face-on, and shrinks while
+            # a bow arm held low at the start of a draw seen close-up rises into line (real07).
+            if not abs(spans[k - lo] - s_hold) <= span_tol:
                 continue
             if at_span is None:
                 at_span = k
