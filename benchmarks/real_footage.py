@@ -19,14 +19,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def real(folder: Path, sound: bool = True) -> str:
-    from realpose_observed import OBSERVED_PASSING
-
     from coach.evaluate import analyse_clip, contradicted_faults, labelled_clips, score_clip, summarise
+    from tests.realpose_observed import OBSERVED_PASSING
 
     scores, lines = [], []
     for clip in labelled_clips(folder):

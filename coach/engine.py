@@ -16,6 +16,7 @@ from posture_rules.metrics import METRICS, ShotFrames
 from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
+from .phases import MIN_MARK_CONFIDENCE, PHASE_MARKS
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding
 
 SETTLE_S = 0.3  # the first moments at anchor are "full draw"; the plateau after them is the "hold"
@@ -33,6 +34,7 @@ SESSION_MEASURES = (
     "release_interval_cv",
 )
 UNMEASURABLE = "landmarks hidden, out of frame, or foreshortened"
+PHASE_UNCERTAIN = "phase uncertain"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 
 
@@ -69,6 +71,13 @@ def phase_windows(shot, t_of) -> dict[str, tuple[int, int]]:
         w["release"] = (rel, rel + 1)
         w["follow_through"] = (rel, end + 1)
     return w
+
+
+def _uncertain_marks(shot) -> set[str]:
+    """The marks of a shot (coach/phases.py ShotPhases, or phases given as truth) whose confidence is too low."""
+    conf = dict(getattr(shot, "marks_confidence", None) or {})
+    conf["release"] = getattr(shot, "release_confidence", 1.0)
+    return {m for m, c in conf.items() if c < MIN_MARK_CONFIDENCE}
 
 
 def _fps(t_of, frame: int) -> float:
@@ -204,8 +213,11 @@ class RuleEngine:
         times = {s.body.index: s.body.t_s for s in samples}
         windows = phase_windows(shot, times.get)
         findings: list[Finding] = []
+        unsure = _uncertain_marks(shot)
         for r in self.frame_rules:
-            findings.append(self._judge_frame_rule(r, samples, windows, view))
+            findings.append(
+                self._unsure(r, windows, unsure, every=True) or self._judge_frame_rule(r, samples, windows, view)
+            )
         frames = ShotFrames(
             [s.body for s in samples if s.body.index >= first],
             first,
@@ -219,11 +231,25 @@ class RuleEngine:
             v = measures.get(r.metric)
             if v is None:
                 v = measures[r.metric] = float(METRICS[r.metric].fn(frames))
-            findings.append(self._judge_value(r, v, windows, view))
+            findings.append(self._unsure(r, windows, unsure, every=False) or self._judge_value(r, v, windows, view))
         for m in ("draw_length", "anchor_height", "draw_time", "hold_time"):
             if m not in measures:
                 measures[m] = float(METRICS[m].fn(frames))
         return findings, measures
+
+    def _unsure(self, r: Rule, windows, unsure: set[str], every: bool) -> Finding | None:
+        """ "Not assessable: phase uncertain" when the rule rests on uncertain marks: a shot measure (a draw time,
+        a release's travel) on any of them; a frame rule, whose window spans several phases, only when all of
+        them are (an anchor a few frames off hardly moves a two-second hold)."""
+        marks = {m for p in r.phases for m in PHASE_MARKS.get(p, ())}
+        bad = marks & unsure
+        if not bad or (every and bad != marks):
+            return None
+        win = self._window(r, windows)
+        start, end = (win[0], win[1] - 1) if win else (None, None)
+        limits = r.thresholds.as_fault_limits()
+        reason = f"{PHASE_UNCERTAIN}: {', '.join(sorted(m.replace('_', ' ') for m in bad))}"
+        return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, METRICS[r.metric].unit, reason)
 
     def _window(self, r: Rule, windows: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
         spans = [windows[p] for p in r.phases if p in windows and windows[p][1] > windows[p][0]]

@@ -91,6 +91,7 @@ RELEASE_BACK_MIN_COS = -0.5  # ... and its way from the anchor is within 120 deg
 RELEASE_END_GLITCH_FRAMES = 2  # near frames at the very end of the confirmation window ignored as glitches
 RELEASE_NEAR_RUN_FRAMES = 2  # inside it, this many near frames in a row mean the hand was back at the anchor
 RELEASE_END_MIN_SW = 0.2  # a release cut off by the end of the video has left the anchor by this much
+RELEASE_AT_END_CONF = 0.6  # ... likely a release (real02: 4 frames before the end), its follow-through unseen
 RELEASE_ONSET_SPEED_SW_S = 0.45  # raw frame-to-frame speed above which the hand is moving,
 RELEASE_ONSET_JITTER_FACTOR = 2.0  # ... or above this many times the hold's median raw speed
 HOLD_JITTER_S = 1.0  # the hold jitter is measured over this much of the hold before the jump
@@ -126,6 +127,22 @@ EVIDENCE_WEIGHT = {"draw_hand": 0.8, "bow_arm": 0.5, "span": 0.3}
 # against 8-10 U/s in the jump) is the hold, not the release.
 ONSET_PEAK_SHARE = 0.1
 
+# --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under MIN_MARK_CONFIDENCE is
+# "not assessable: phase uncertain", coach/engine.py) -------------------------------------------------------
+MIN_MARK_CONFIDENCE = 0.5
+ANCHOR_STILL_CONF = 0.9  # the arms settled as still as in the hold where the span reached the hold's
+ANCHOR_SPAN_CONF = 0.6  # only the span tells (a jittery hold never looks still): close, not exact
+UNREFINED_CONF = 0.3  # the anchor could not be placed against its hold (too short, or out of the buffer)
+# The draw start is the set, the pause between raise and draw. It is a guess when there was no pause: the arms
+# never slowed below SET_PAUSE_MAX_SW_S (a hand at 1 U/s, ~40 cm/s, is moving; real03, real05, real08 never
+# went under 2.4 U/s, the synthetic archer's sets 0.07-0.8), or the bow arm still rose by more than
+# DRAW_OVERLAP_RISE_SW between the draw start and the anchor, so raise and draw overlapped (real02, real05,
+# real07: 0.34-1.37 U; the synthetic archer's sets 0.00-0.13 U).
+SET_PAUSE_MAX_SW_S = 1.0
+DRAW_OVERLAP_RISE_SW = 0.3
+DRAW_SET_CONF = 0.9
+DRAW_GUESS_CONF = 0.3
+
 # --- follow-through --------------------------------------------------------------------------------------
 FULL_DRAW_S = 0.2  # the "full draw" phase is the anchor moment; after it, the hold
 RELEASE_PHASE_S = 0.1  # the release phase covers the string leaving; then follow-through
@@ -144,6 +161,18 @@ class Phase(str, Enum):
     HOLD = "hold"
     RELEASE = "release"
     FOLLOW_THROUGH = "follow_through"
+
+
+# The marks each phase's window rests on: a rule judged on phases whose marks are uncertain is not judged.
+PHASE_MARKS: dict[str, tuple[str, ...]] = {
+    "setup": ("raise_start",),
+    "raise": ("raise_start", "draw_start"),
+    "draw": ("draw_start", "anchor"),
+    "full_draw": ("anchor",),
+    "hold": ("anchor", "release"),
+    "release": ("release",),
+    "follow_through": ("release",),
+}
 
 
 @dataclass(slots=True)
@@ -172,6 +201,8 @@ class ShotPhases:
     # How sure the release is (0-1) and which signals agreed on it (`release_evidence`).
     release_confidence: float = 1.0
     release_evidence: tuple[str, ...] = ()
+    # How sure the draw start and the anchor are (0-1); see MIN_MARK_CONFIDENCE.
+    marks_confidence: dict[str, float] = field(default_factory=dict)
 
     @property
     def hold_ms(self) -> float | None:
@@ -374,9 +405,9 @@ def _raised_since(buf: Sequence[_Frame], i: int, floor_i: int, handedness: str) 
     return k
 
 
-def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness: str) -> tuple[int, int, int]:
+def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness: str) -> tuple[int, int, int, float]:
     """Walk back from the anchor: (raise start, draw start, middle of the draw) as positions in buf, all
-    >= floor_i.
+    >= floor_i, and how fast the arms moved at the set (U/s; NaN if not measurable).
 
     The draw start is the set: the moment the arms are slowest between the raise (the bow wrist still
     rising towards shoulder height) and the middle of the draw. Raise and draw are each a movement that
@@ -400,6 +431,7 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
     motion = [(j, _motion(buf, j, handedness)) for j in range(k, mid_i + 1)]
     motion = [(j, m) for j, m in motion if not math.isnan(m)]
     draw_i = mid_i
+    m_min = math.nan
     if motion:
         m_min = min(m for _, m in motion)
         peak = float(np.percentile([m for _, m in motion], 90))
@@ -442,7 +474,7 @@ def _back_raise_draw(buf: list[_Frame], anchor_i: int, floor_i: int, handedness:
     low = max((buf[j].wrists(handedness)[0][1] for j in range(k, draw_i + 1)), key=_nan_low, default=math.nan)
     if not low - set_y >= RAISE_MIN_RISE_SW:
         k = walk_back(draw_i)
-    return min(k, draw_i), draw_i, mid_i
+    return min(k, draw_i), draw_i, mid_i, m_min
 
 
 def _nan_low(y: float) -> float:
@@ -581,10 +613,14 @@ class _OpenShot:
     bow_y: float = 0.0  # the bow wrist's height at the anchor (U below the shoulder line)
     mid_at: tuple[int, float] = (-1, 0.0)  # the middle of the draw (the anchor is refined forward from it)
     set_span: float = math.nan  # the span at the draw start
+    set_motion: float = math.nan  # how fast the arms moved there (U/s): a set is a pause
     refined: bool = False
+    draw_conf: float = UNREFINED_CONF
+    anchor_conf: float = UNREFINED_CONF
     release_at: tuple[int, float] | None = None
     cand: _Candidate | None = None
     evidence: ReleaseEvidence | None = None  # what confirmed the release
+    release_conf: float = 1.0
     hand_stayed: bool = False
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
@@ -650,7 +686,7 @@ class PhaseTracker:
         if self._state is _State.CANDIDATE and self._candidate_moving_away():
             # The video ended mid-release (real02: 4 frames after it): the hand was leaving the anchor.
             ev = self._release_evidence(self._cand_dists())
-            self._accept_release(self._cand_dists(), self._shot.cand.confirm_sw, ev)
+            self._accept_release(self._cand_dists(), self._shot.cand.confirm_sw, ev, RELEASE_AT_END_CONF)
         if s.release_at is None:
             self._let_down(last, "video_ended")
             return []
@@ -721,7 +757,7 @@ class PhaseTracker:
         floor_i = 0
         while floor_i < anchor_i and buf[floor_i].index <= self._floor_index:
             floor_i += 1
-        raise_i, draw_i, mid_i = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
+        raise_i, draw_i, mid_i, set_motion = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
         a = buf[anchor_i]
         bow_ys = [g.wrists(self.handedness)[0][1] for g in buf[anchor_i:]]
         bow_ys = [y for y in bow_ys if not math.isnan(y)]
@@ -734,6 +770,7 @@ class PhaseTracker:
             bow_y=float(np.median(bow_ys)) if bow_ys else 0.0,
             mid_at=(buf[mid_i].index, buf[mid_i].t),
             set_span=_span(buf[draw_i]),
+            set_motion=set_motion,
         )
         self._shots += 1
         self._raised = None
@@ -926,9 +963,12 @@ class PhaseTracker:
         ds = [d for _, d in cd]
         return len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= RELEASE_END_MIN_SW and self._went_back([cd[-1][0]])
 
-    def _accept_release(self, ds: list[tuple[int, float]], thr: float, ev: ReleaseEvidence) -> None:
+    def _accept_release(
+        self, ds: list[tuple[int, float]], thr: float, ev: ReleaseEvidence, min_conf: float = 0.0
+    ) -> None:
         s = self._shot
         s.evidence = ev
+        s.release_conf = max(ev.confidence, min_conf)
         ref = s.cand.ref
         # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
         # so the release may come a little after the frame that opened the window.
@@ -977,25 +1017,44 @@ class PhaseTracker:
         return []
 
     def _refine_anchor(self, until_t: float) -> None:
-        """Move the anchor to where full draw was reached: the first frame after the middle of the draw from
-        which the arms stay about as still as in the hold for ANCHOR_STILL_S, with the span within
-        ANCHOR_SPAN_TOL_FRAC of the draw's extent from the hold's. The anchor is first detected when the draw
-        has slowed below ANCHOR_SPAN_SPEED_SW_S, which on an eased draw is well before it ends (and after a
-        MediaPipe fold, when the arms are seen again); the hold that follows tells how still "still" is."""
+        """Place the anchor against the hold (`_settle_anchor`) and say how sure it and the draw start are."""
         s = self._shot
         if s.refined:
             return
         s.refined = True
+        s.anchor_conf = self._settle_anchor(until_t)
+        s.draw_conf = self._draw_start_conf()
+
+    def _draw_start_conf(self) -> float:
+        """DRAW_GUESS_CONF when no pause was found at the set, or the bow arm still rose by DRAW_OVERLAP_RISE_SW
+        after the draw start found."""
+        s = self._shot
+        if not s.set_motion <= SET_PAUSE_MAX_SW_S:
+            return DRAW_GUESS_CONF
+        ys = [g.wrists(s.handedness)[0][1] for g in self._buf if s.draw_at[0] <= g.index <= s.anchor_at[0]]
+        ys = [y for y in ys if not math.isnan(y)]
+        if len(ys) < 2 or self._buf[0].index > s.draw_at[0]:
+            return UNREFINED_CONF
+        return DRAW_GUESS_CONF if max(ys) - ys[-1] > DRAW_OVERLAP_RISE_SW else DRAW_SET_CONF
+
+    def _settle_anchor(self, until_t: float) -> float:
+        """Move the anchor to where full draw was reached: the first frame after the middle of the draw from
+        which the arms stay about as still as in the hold for ANCHOR_STILL_S, with the span within
+        ANCHOR_SPAN_TOL_FRAC of the draw's extent from the hold's. The anchor is first detected when the draw
+        has slowed below ANCHOR_SPAN_SPEED_SW_S, which on an eased draw is well before it ends (and after a
+        MediaPipe fold, when the arms are seen again); the hold that follows tells how still "still" is.
+        Returns how sure the anchor is."""
+        s = self._shot
         side = s.handedness
         buf = list(self._buf)
         det = self._find(s.anchor_at[0])
         if det is None:
-            return
+            return UNREFINED_CONF
         hi = len(buf) - 1
         while hi > det and buf[hi].t > until_t - HOLD_REF_GAP_S:
             hi -= 1
         if hi - det < 3:
-            return
+            return UNREFINED_CONF
         lo = det
         while lo > 0 and buf[lo - 1].index >= s.mid_at[0]:
             lo -= 1
@@ -1005,7 +1064,7 @@ class PhaseTracker:
         late = [sp for sp in spans[det - lo :] if not math.isnan(sp)]
         draw_m = [m for m in motion[: det - lo + 1] if not math.isnan(m)]
         if len(hold_m) < 3 or not late:
-            return
+            return UNREFINED_CONF
         still = float(np.percentile(hold_m, 25))
         peak = float(np.percentile(draw_m, 90)) if draw_m else 0.0
         still += min(SET_MOTION_TOL_SW_S, max(SET_MOTION_TOL_MIN_SW_S, SET_MOTION_TOL_FRAC * peak))
@@ -1034,11 +1093,13 @@ class PhaseTracker:
                 j += 1
             if ok:
                 s.anchor_at = (buf[k].index, buf[k].t)
-                return
+                return ANCHOR_STILL_CONF
         # The arms never settled as still as the hold's quieter half soon after the span was reached: a
         # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
-        if at_span is not None:
-            s.anchor_at = (buf[at_span].index, buf[at_span].t)
+        if at_span is None:
+            return UNREFINED_CONF
+        s.anchor_at = (buf[at_span].index, buf[at_span].t)
+        return ANCHOR_SPAN_CONF
 
     def _close(self, end: _Frame, complete: bool) -> ShotPhases:
         s = self._shot
@@ -1063,8 +1124,9 @@ class PhaseTracker:
             hold_start_frame=min(hold_start, end.index),
             follow_start_frame=None if follow is None else min(follow, end.index),
             hand_stayed=s.hand_stayed,
-            release_confidence=1.0 if s.evidence is None else s.evidence.confidence,
+            release_confidence=s.release_conf,
             release_evidence=() if s.evidence is None else s.evidence.agreed,
+            marks_confidence={"draw_start": s.draw_conf, "anchor": s.anchor_conf},
         )
         self._end_shot(end)
         return out

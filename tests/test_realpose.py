@@ -57,13 +57,15 @@ def test_real_clip(name: str | None) -> None:
 def test_real_footage_figures() -> None:
     """The whole analysis (`coach analyze --pose-track`, with sound where the clip has it) scored on every real
     track: the floor this work has reached. The issue's aim is 7/8 releases and no extra shot; raise these as
-    the misses above are fixed."""
+    the misses above are fixed. No fault that a clip's observations contradict (tests/realpose_observed.py)."""
     if not REALPOSE.is_dir():
         pytest.skip(f"{REALPOSE} not found")
     from coach.evaluate import analyse_clip, labelled_clips, score_clip, summarise
+    from tests.realpose_observed import OBSERVED_PASSING
 
     scores = {c.name: score_clip(c, analyse_clip(c)) for c in labelled_clips(REALPOSE)}
-    s = summarise(scores.values())
+    s = summarise(scores.values(), OBSERVED_PASSING)
+    assert s.contradicted == 0, [(n, c.faults) for n, c in scores.items()]
     assert s.releases == 8 and s.releases_ok >= 6, s
     assert s.extra <= 1 and scores["real10_recurve_faceon_cuts_norelease"].extra <= 1, s  # real10: known miss
     assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []

@@ -51,7 +51,7 @@ CASES = {
     "shoulder_hip_to_target": (dict(shoulder_turn=0.4), "below", dict(hidden=("left_hip",))),
     "upright_trunk": (dict(trunk_lean=20.0), "above", dict(hidden=("left_hip", "right_hip"))),
     "head_back": (dict(head_pitch=30.0), "above", dict(hidden=("left_ear",))),
-    "draw_tempo": (dict(draw_s=0.6), "below", None),
+    "draw_tempo": (dict(draw_s=0.3), "below", None),
     "stillness": (dict(sway=0.15), "above", dict(hidden=("nose",))),
     "stillness_hold_time": (dict(hold_s=0.3), "below", None),
     "liang_zhai": (dict(creep=0.35), "above", dict(hidden=("right_wrist",))),
@@ -313,3 +313,25 @@ def test_creep_is_not_told_when_the_bow_wrist_jumps_too():
         if t_rel - 0.2 <= b.t_s < t_rel:
             b.xy[15] -= (30.0, 0.0)
     assert judge(s)[0]["liang_zhai"].verdict == NOT_ASSESSABLE
+
+
+def test_rules_on_an_uncertain_mark_are_not_assessable_never_faults():
+    """A draw start the tracker only guessed (no set, raise and draw overlapping) leaves draw_tempo unjudged
+    with the reason, even for a draw that would fault; rules whose window only partly rests on it are judged."""
+    s = shot(replace(CLEAN, draw_s=0.3))
+    assert judge(s)[0]["draw_tempo"].verdict == FAULT
+    s.marks_confidence = {"draw_start": 0.3, "anchor": 0.9}
+    f = judge(s)[0]
+    assert f["draw_tempo"].verdict == NOT_ASSESSABLE and f["draw_tempo"].reason == "phase uncertain: draw start"
+    assert f["upright_trunk"].verdict == PASS  # draw, full draw and hold: judged on the marks that are sure
+    assert f["stillness_hold_time"].verdict == PASS
+
+
+def test_an_uncertain_release_leaves_the_follow_through_unjudged():
+    s = shot(replace(CLEAN, release_back=0.0))
+    assert judge(s)[0]["hou_shou_xiao"].verdict == FAULT
+    s.release_confidence = 0.3
+    f = judge(s)[0]
+    for rule in ("hou_shou_xiao", "follow_through", "stillness_hold_time"):
+        assert f[rule].verdict == NOT_ASSESSABLE and "release" in f[rule].reason, f[rule]
+    assert f["cup_of_water"].verdict == PASS  # full draw and hold: the anchor is sure
