@@ -177,6 +177,7 @@ class Analyzer:
             hand_stayed=getattr(sp, "hand_stayed", False),
             release_confidence=getattr(sp, "release_confidence", 1.0),
             release_evidence=list(getattr(sp, "release_evidence", ())),
+            marks_confidence=dict(getattr(sp, "marks_confidence", None) or {}),
         )
         self.shots.append(shot)
         for listener in self.listeners:

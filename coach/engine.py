@@ -16,8 +16,8 @@ from posture_rules.metrics import METRICS, ShotFrames
 from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
-from .phases import MIN_MARK_CONFIDENCE, PHASE_MARKS
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding
+from .phases import PHASE_MARKS
+from .results import FAULT, MIN_MARK_CONFIDENCE, NOT_ASSESSABLE, PASS, Finding
 
 SETTLE_S = 0.3  # the first moments at anchor are "full draw"; the plateau after them is the "hold"
 SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose

@@ -127,9 +127,8 @@ EVIDENCE_WEIGHT = {"draw_hand": 0.8, "bow_arm": 0.5, "span": 0.3}
 # against 8-10 U/s in the jump) is the hold, not the release.
 ONSET_PEAK_SHARE = 0.1
 
-# --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under MIN_MARK_CONFIDENCE is
+# --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under results.MIN_MARK_CONFIDENCE is
 # "not assessable: phase uncertain", coach/engine.py) -------------------------------------------------------
-MIN_MARK_CONFIDENCE = 0.5
 ANCHOR_STILL_CONF = 0.9  # the arms settled as still as in the hold where the span reached the hold's
 ANCHOR_SPAN_CONF = 0.6  # only the span tells (a jittery hold never looks still): close, not exact
 UNREFINED_CONF = 0.3  # the anchor could not be placed against its hold (too short, or out of the buffer)
@@ -201,7 +200,7 @@ class ShotPhases:
     # How sure the release is (0-1) and which signals agreed on it (`release_evidence`).
     release_confidence: float = 1.0
     release_evidence: tuple[str, ...] = ()
-    # How sure the draw start and the anchor are (0-1); see MIN_MARK_CONFIDENCE.
+    # How sure the draw start and the anchor are (0-1); see results.MIN_MARK_CONFIDENCE.
     marks_confidence: dict[str, float] = field(default_factory=dict)
 
     @property

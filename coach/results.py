@@ -59,6 +59,31 @@ def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed
     return out
 
 
+MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.py says why each is)
+
+
+def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> list[str]:
+    """The phase marks of a shot that are uncertain, in phase order: "draw start", "anchor", "release"."""
+    conf = {**(marks_confidence or {}), "release": 1.0 if release_confidence is None else release_confidence}
+    order = ("draw_start", "anchor", "release")
+    return [m.replace("_", " ") for m in order if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
+
+
+def certainty_remarks(
+    release_confidence: float | None, evidence: list[str] | None, marks_confidence: dict[str, float] | None
+) -> str:
+    """How sure the shot's phases are, one wording for the terminal and the reports: "release confidence 0.86
+    (draw hand, span)", and "; uncertain: draw start" where a mark is, whose rules are then not judged."""
+    out = ""
+    if release_confidence is not None:
+        signals = ", ".join(e.replace("_", " ") for e in evidence or [])
+        out = f"release confidence {release_confidence:.2f}" + (f" ({signals})" if signals else "")
+    unsure = uncertain_marks(marks_confidence, release_confidence)
+    if unsure:
+        out += f"; uncertain: {', '.join(unsure)} (rules resting on it not judged)"
+    return out
+
+
 @dataclass(slots=True)
 class ShotResult:
     index: int
@@ -77,6 +102,7 @@ class ShotResult:
     hand_stayed: bool = False  # the draw hand was seen not to fly back: a dead release (後手小), timed late
     release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)
     release_evidence: list[str] = field(default_factory=list)  # the signals that agreed on it
+    marks_confidence: dict[str, float] = field(default_factory=dict)  # draw start and anchor, 0-1
 
     @property
     def faults(self) -> list[Finding]:
@@ -96,6 +122,7 @@ class ShotResult:
             "hand_stayed": self.hand_stayed,
             "release_confidence": _num(self.release_confidence),
             "release_evidence": list(self.release_evidence),
+            "marks_confidence": {k: _num(v) for k, v in self.marks_confidence.items()},
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],

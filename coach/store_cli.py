@@ -74,6 +74,7 @@ def _report_from_json(d: dict):
             hand_stayed=s.get("hand_stayed", False),
             release_confidence=s.get("release_confidence", 1.0),
             release_evidence=s.get("release_evidence") or [],
+            marks_confidence=s.get("marks_confidence") or {},
         )
         for s in d.get("shots", [])
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, release_remarks
+from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, certainty_remarks, release_remarks
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
 
@@ -62,6 +62,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
             + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
             + status
         )
+        if s.release_frame is not None:
+            lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
         lines.append(
             "  phases: "
             + ", ".join(

@@ -71,3 +71,23 @@ def test_real_footage_figures() -> None:
     assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []
     # A full draw never shot is a let-down in the notes, not a shot.
     assert any("let-down" in n for n in scores["real09_recurve_obliquebehind_60fps_norelease"].notes)
+
+
+def test_uncertain_phases_are_said_in_the_terminal_and_the_json() -> None:
+    """real05 raises and draws at once (no set): its draw start is a guess, so draw_tempo is not judged, and
+    the terminal and the coach.session/1 JSON say so, with how sure the release is and what agreed on it."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.evaluate import analyse_clip, labelled_clips
+    from coach.summary import format_report
+    from posture_rules.pack import load_pack
+
+    (clip,) = [c for c in labelled_clips(REALPOSE) if c.name == "real05_recurve_front_crowd"]
+    report = analyse_clip(clip)
+    (shot,) = report.to_json()["shots"]
+    assert shot["marks_confidence"]["draw_start"] < 0.5 and shot["release_confidence"] >= 0.5
+    assert "draw_hand" in shot["release_evidence"] and "sound" in shot["release_evidence"]
+    tempo = next(f for f in shot["findings"] if f["rule"] == "draw_tempo")
+    assert tempo["verdict"] == "not_assessable" and tempo["reason"] == "phase uncertain: draw start"
+    text = format_report(report, load_pack())
+    assert "uncertain: draw start" in text and "release confidence" in text

@@ -18,7 +18,7 @@ from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
 from ..overlay import Overlay, PoseView
-from ..results import release_remarks
+from ..results import certainty_remarks, release_remarks
 from ..store import Archer, Store
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–"}
@@ -261,8 +261,11 @@ PHASE_LABELS = (
 
 
 def release_text(shot: dict) -> str:
-    """How a stored shot's release was timed (`coach.results.release_remarks`), from its JSON."""
-    return release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
+    """How a stored shot's release was timed and how sure its phases are (`coach.results.release_remarks`,
+    `certainty_remarks`), from its JSON."""
+    timed = release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
+    sure = certainty_remarks(shot.get("release_confidence"), shot.get("release_evidence"), shot.get("marks_confidence"))
+    return timed + (f"; {sure}" if sure else "")
 
 
 def phase_times_text(times: dict) -> str:
