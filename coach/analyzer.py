@@ -19,10 +19,10 @@ from posture_rules.pack import Profile, RulePack, load_pack
 
 from .body_stream import BodyStream
 from .capture import Frame
-from .engine import RuleEngine, phase_windows
+from .engine import RuleEngine
 from .kinematics import Body, classify_view, leg_ratio, torso_ratio
 from .landmarks import SIDES
-from .phases import PhaseTracker, ShotPhases
+from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import FrameResult, SessionReport, ShotResult

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.ndimage import median_filter
 from scipy.signal import butter, sosfilt, sosfilt_zi
 
-from .phases import RELEASE_PHASE_S, ShotPhases
+from .phases import ShotPhases
 
 ENVELOPE_SCHEMA = "coach.audioenvelope/1"
 HOP_S = 0.005
@@ -575,20 +575,13 @@ def refine_release(
     at_or_before = [i for i, t in allowed if t <= rel.t_s + ONSET_SLACK_S]
     best_i = at_or_before[-1] if at_or_before else allowed[0][0]
     t_rel = t_of(best_i)
-    follow = None
-    for i in range(best_i + 1, sp.end_frame + 1):
-        t = t_of(i)
-        if t is not None and t >= t_rel + RELEASE_PHASE_S - 1e-6:
-            follow = i
-            break
-    if follow is None:
-        follow = sp.end_frame
+    moved = replace(sp, release_frame=best_i)
+    follow = moved.windows(t_of)["follow_through"][0]  # the one definition of the phase windows
     imp = pick_impact(onsets, rel)
     return replace(
-        sp,
-        release_frame=best_i,
+        moved,
         release_ms=t_rel * 1000.0,
-        follow_start_frame=follow,
+        follow_start_frame=min(follow, sp.end_frame),
         release_source="sound+pose",
         flight_time_s=None if imp is None else round(imp.t_s - rel.t_s, 3),
         # The string's crack inside the window the pose allows is evidence of its own.

@@ -16,11 +16,9 @@ from posture_rules.metrics import METRICS, ShotFrames
 from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
-from .phases import PHASE_MARKS
+from .phases import PHASE_MARKS, SETUP_S, phase_windows
 from .results import FAULT, MIN_MARK_CONFIDENCE, NOT_ASSESSABLE, PASS, Finding
 
-SETTLE_S = 0.3  # the first moments at anchor are "full draw"; the plateau after them is the "hold"
-SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
 MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
 # The consistency block of every session report, whether or not a rule judges the measure.
 SESSION_MEASURES = (
@@ -44,45 +42,11 @@ class Sample:
     values: dict[str, float]  # frame metric name → value (NaN where landmarks were not visible)
 
 
-def phase_windows(shot, t_of) -> dict[str, tuple[int, int]]:
-    """Frame ranges [start, end) of each phase of a shot. `t_of(frame)` gives a frame's time in s."""
-    w: dict[str, tuple[int, int]] = {}
-    rs, ds, an, rel, end = (
-        shot.raise_start_frame,
-        shot.draw_start_frame,
-        shot.anchor_frame,
-        shot.release_frame,
-        shot.end_frame,
-    )
-    if rs is not None:
-        w["setup"] = (max(0, rs - int(round(SETUP_S * _fps(t_of, rs)))), rs)
-        w["raise"] = (rs, ds if ds is not None else rs)
-    if ds is not None and an is not None:
-        w["draw"] = (ds, an)
-    if an is not None:
-        stop = rel if rel is not None else end + 1
-        settle = an
-        t_an = t_of(an)
-        while settle < stop and t_of(settle) is not None and t_of(settle) - t_an < SETTLE_S:
-            settle += 1
-        w["full_draw"] = (an, max(settle, an + 1) if stop > an else an)
-        w["hold"] = (settle, stop)
-    if rel is not None:
-        w["release"] = (rel, rel + 1)
-        w["follow_through"] = (rel, end + 1)
-    return w
-
-
 def _uncertain_marks(shot) -> set[str]:
     """The marks of a shot (coach/phases.py ShotPhases, or phases given as truth) whose confidence is too low."""
     conf = dict(getattr(shot, "marks_confidence", None) or {})
     conf["release"] = getattr(shot, "release_confidence", 1.0)
     return {m for m, c in conf.items() if c < MIN_MARK_CONFIDENCE}
-
-
-def _fps(t_of, frame: int) -> float:
-    a, b = t_of(frame), t_of(frame + 1)
-    return 1.0 / (b - a) if a is not None and b is not None and b > a else 30.0
 
 
 class Hysteresis:
@@ -225,6 +189,7 @@ class RuleEngine:
             shot.anchor_frame,
             shot.release_frame,
             shot.end_frame,
+            windows["hold"][0] if "hold" in windows else None,
         )
         measures: dict[str, float] = {}
         for r in self.shot_rules:

@@ -165,6 +165,7 @@ class ShotFrames:
     anchor: int
     release: int | None
     end: int
+    hold_start: int | None = None  # the hold's first frame (coach.phases.phase_windows); the anchor if not given
 
     def between(self, start: int | None, end: int | None) -> list:
         if start is None or end is None:
@@ -200,24 +201,21 @@ def hold_time(shot: ShotFrames) -> float:
     return math.nan if a is None or r is None else r - a
 
 
-HOLD_SETTLE_S = 0.3  # the first moments of the hold still carry the arrival at the anchor
-
-
 @metric("hold_motion", "shot", "SW")
 def hold_motion(shot: ShotFrames) -> float:
     """RMS motion of nose and shoulder centre during the hold, relative to the hips, in SW (無動容).
 
-    The first 0.3 s (settling at the anchor) are left out and a straight-line drift is removed, so a slow
+    The full draw (settling at the anchor, before the hold's first frame) is left out and a straight-line drift
+    is removed, so a slow
     settle does not count as restlessness — a sway or a wobble does. Each frame is scaled by its own
     torso length (hip centre → shoulder centre), converted to SW with the hold's median torso/SW ratio:
     the running SW unit moves in steps and lags a zooming (handheld) camera, and either reads as motion."""
-    hold = shot.between(shot.anchor, shot.release)
+    hold = shot.between(shot.anchor if shot.hold_start is None else shot.hold_start, shot.release)
     if not hold:
         return math.nan
-    t0 = hold[0].t_s + HOLD_SETTLE_S
     pts, ts, ratio = [], [], []
     for b in hold:
-        if b.t_s < t0 or not b.visible(("nose", "bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")):
+        if not b.visible(("nose", "bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")):
             continue
         hip = b.mid("bow_hip", "draw_hip")
         up = b.mid("bow_shoulder", "draw_shoulder") - hip

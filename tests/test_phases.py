@@ -253,3 +253,24 @@ def test_streaming_emits_shot_after_follow_through() -> None:
 def test_bad_handedness() -> None:
     with pytest.raises(ValueError):
         PhaseTracker("both")
+
+
+def test_one_definition_of_the_phase_windows() -> None:
+    """The tracker's hold and follow-through starts, its phase_at, the engine and the dashboard all read
+    coach.phases.phase_windows: a shot's phases tile it without gaps or overlaps."""
+    from coach.dashboard.data import shot_phase_windows
+    from coach.phases import phase_windows
+
+    (shot,) = run(make_track([ONE], 260))
+    t_of = lambda f: f / FPS  # noqa: E731
+    w = shot.windows(t_of)
+    assert w == phase_windows(shot, t_of)
+    assert w["hold"][0] == shot.hold_start_frame and w["follow_through"][0] == shot.follow_start_frame
+    order = ["raise", "draw", "full_draw", "hold", "release", "follow_through"]
+    assert [w[a][1] for a in order[:-1]] == [w[b][0] for b in order[1:]]  # each phase ends where the next begins
+    for name in order:
+        a, b = w[name]
+        assert all(shot.phase_at(f).value == name for f in range(a, b)), name
+    stored = {k: getattr(shot, k) for k in ("raise_start_frame", "draw_start_frame", "anchor_frame")}
+    stored |= {"release_frame": shot.release_frame, "end_frame": shot.end_frame}
+    assert shot_phase_windows(stored, FPS) == w

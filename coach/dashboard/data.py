@@ -12,7 +12,7 @@ import numpy as np
 from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
-from ..engine import phase_windows
+from ..phases import phase_windows
 from ..report.data import limits_text
 from .i18n import t
 

@@ -1,0 +1,48 @@
+"""The phases of one shot (rules brief, "Phases of one shot"), found in a stream of Body frames.
+
+    tracker.py   PhaseTracker: the state machine (seek → hold → candidate → follow-through), track_shots
+    frames.py    what is kept of each frame (body-relative points in U) and the geometry on them
+    lookback.py  the raise and the draw start, walked back from the anchor
+    anchor.py    where full draw was reached, and how sure the anchor and the draw start are
+    release.py   the release: opened by a jump of the draw hand, confirmed by fused evidence
+    state.py     the open shot, its marks and the release evidence (typed)
+    shot.py      what is handed out: ShotPhases, LetDown, and the one definition of the phase windows
+    params.py    every threshold, in one dataclass, each with where its value comes from
+
+All lengths are in body units U (shoulder widths, see `frames._unit`) and all positions are taken relative to
+the shoulder midpoint, so a handheld camera's pan and zoom cancel out. All speeds and durations use t_ms,
+never frame counts, because live capture drops frames.
+"""
+
+from .params import P, TrackerParams
+from .shot import (
+    FULL_DRAW_S,
+    PHASE_MARKS,
+    RELEASE_PHASE_S,
+    SETUP_S,
+    LetDown,
+    Phase,
+    PhaseUpdate,
+    ShotPhases,
+    phase_windows,
+)
+from .state import ReleaseEvidence
+from .tracker import PhaseTracker, detect_handedness, track_shots
+
+__all__ = [
+    "FULL_DRAW_S",
+    "PHASE_MARKS",
+    "RELEASE_PHASE_S",
+    "SETUP_S",
+    "LetDown",
+    "P",
+    "Phase",
+    "PhaseTracker",
+    "PhaseUpdate",
+    "ReleaseEvidence",
+    "ShotPhases",
+    "TrackerParams",
+    "detect_handedness",
+    "phase_windows",
+    "track_shots",
+]

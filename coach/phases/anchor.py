@@ -1,0 +1,104 @@
+"""Where full draw was reached, and how sure the anchor and the draw start are.
+
+The anchor is first detected once the draw has slowed (coach/phases/tracker.py); it is then moved to where the
+span reached the hold's and the arms became as still as in the hold (`_settle_anchor`), at the release or once
+a long hold has lasted long enough, while the draw is still in the buffer."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .frames import TrackFrame, _motion, _span, find
+from .params import P
+from .state import Mark, OpenShot
+
+
+def refine_anchor(buf: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> None:
+    """Place the anchor against the hold (`_settle_anchor`) and say how sure it and the draw start are."""
+    s = shot
+    if s.refined:
+        return
+    s.refined = True
+    s.anchor_conf = _settle_anchor(buf, shot, until_t)
+    s.draw_conf = _draw_start_conf(buf, shot)
+
+
+def _draw_start_conf(buf: Sequence[TrackFrame], shot: OpenShot) -> float:
+    """P.draw_guess_conf when no pause was found at the set, or the bow arm still rose by P.draw_overlap_rise_sw
+    after the draw start found."""
+    s = shot
+    if not s.set_motion <= P.set_pause_max_sw_s:
+        return P.draw_guess_conf
+    ys = [g.wrists(s.handedness)[0][1] for g in buf if s.draw_at.frame <= g.index <= s.anchor_at.frame]
+    ys = [y for y in ys if not math.isnan(y)]
+    if len(ys) < 2 or buf[0].index > s.draw_at.frame:
+        return P.unrefined_conf
+    return P.draw_guess_conf if max(ys) - ys[-1] > P.draw_overlap_rise_sw else P.draw_set_conf
+
+
+def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> float:
+    """Move the anchor to where full draw was reached: the first frame after the middle of the draw from
+    which the arms stay about as still as in the hold for P.anchor_still_s, with the span within
+    P.anchor_span_tol_frac of the draw's extent from the hold's. The anchor is first detected when the draw
+    has slowed below P.anchor_span_speed_sw_s, which on an eased draw is well before it ends (and after a
+    MediaPipe fold, when the arms are seen again); the hold that follows tells how still "still" is.
+    Returns how sure the anchor is."""
+    s = shot
+    side = s.handedness
+    buf = list(frames)
+    det = find(buf, s.anchor_at.frame)
+    if det is None:
+        return P.unrefined_conf
+    hi = len(buf) - 1
+    while hi > det and buf[hi].t > until_t - P.hold_ref_gap_s:
+        hi -= 1
+    if hi - det < 3:
+        return P.unrefined_conf
+    lo = det
+    while lo > 0 and buf[lo - 1].index >= s.mid_at.frame:
+        lo -= 1
+    motion = [_motion(buf, j, side) for j in range(lo, hi + 1)]
+    spans = [_span(buf[j]) for j in range(lo, hi + 1)]
+    hold_m = [m for m in motion[det - lo :] if not math.isnan(m)]
+    late = [sp for sp in spans[det - lo :] if not math.isnan(sp)]
+    draw_m = [m for m in motion[: det - lo + 1] if not math.isnan(m)]
+    if len(hold_m) < 3 or not late:
+        return P.unrefined_conf
+    still = float(np.percentile(hold_m, 25))
+    peak = float(np.percentile(draw_m, 90)) if draw_m else 0.0
+    still += min(P.set_motion_tol_sw_s, max(P.set_motion_tol_min_sw_s, P.set_motion_tol_frac * peak))
+    s_hold = float(np.median(late))
+    extent = s_hold - s.set_span if not math.isnan(s.set_span) else 0.0
+    # MediaPipe's span wanders in a steady hold (a bow wrist creeping 0.1 U): no tighter than that.
+    wander = float(np.percentile(late, 75) - np.percentile(late, 25))
+    span_tol = max(P.anchor_span_tol_frac * abs(extent), P.anchor_span_wander_factor * wander)
+    at_span: int | None = None
+    for k in range(det, hi + 1):
+        # The span comes to the hold's from either side: it grows in a draw seen face-on, and shrinks while
+        # a bow arm held low at the start of a draw seen close-up rises into line (real07).
+        if not abs(spans[k - lo] - s_hold) <= span_tol:
+            continue
+        if at_span is None:
+            at_span = k
+            settle = max(P.anchor_settle_max_s, P.anchor_settle_draw_frac * (buf[k].t - s.draw_at.t))
+        if buf[k].t - buf[at_span].t > settle + 1e-6:
+            break
+        j = k
+        ok = True
+        while j <= hi and buf[j].t - buf[k].t <= P.anchor_still_s + 1e-6:
+            if not motion[j - lo] <= still:
+                ok = False
+                break
+            j += 1
+        if ok:
+            s.anchor_at = Mark(buf[k].index, buf[k].t)
+            return P.anchor_still_conf
+    # The arms never settled as still as the hold's quieter half soon after the span was reached: a
+    # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
+    if at_span is None:
+        return P.unrefined_conf
+    s.anchor_at = Mark(buf[at_span].index, buf[at_span].t)
+    return P.anchor_span_conf

@@ -1,0 +1,173 @@
+"""What the tracker keeps of each Body (`TrackFrame`: body-relative points in U, smoothed and raw) and the pure
+geometry on a buffer of them: distances, the span between the wrists, centred time derivatives, the anchor
+pose and stillness at the anchor, how fast the arms move."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kinematics import Body
+from ..landmarks import INDEX, LEFT_SHOULDER, NOSE, RIGHT_SHOULDER
+from .params import P
+
+L_WRIST, R_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
+L_HIP, R_HIP = INDEX["left_hip"], INDEX["right_hip"]
+# Where the draw hand may anchor: the nose for an under-chin anchor; the mouth corners and ears for a side
+# anchor with the head turned to the target (the nose then points away from the draw hand).
+FACE_POINTS = [NOSE, INDEX["mouth_left"], INDEX["mouth_right"], INDEX["left_ear"], INDEX["right_ear"]]
+
+
+@dataclass(slots=True)
+class TrackFrame:
+    """What the tracker keeps of one Body: body-relative points in U, smoothed and raw."""
+
+    index: int
+    t: float  # seconds
+    lw: np.ndarray  # left wrist (2,), relative to the shoulder midpoint, in U; NaN if missing
+    rw: np.ndarray
+    nose: np.ndarray
+    face: np.ndarray  # (len(FACE_POINTS), 2) nose, mouth corners, ears; NaN rows where missing
+    raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
+    raw_rw: np.ndarray
+
+    def wrists(self, handedness: str) -> tuple[np.ndarray, np.ndarray]:
+        """(bow, draw) wrists: a right-handed archer holds the bow in the left hand."""
+        return (self.lw, self.rw) if handedness == "right" else (self.rw, self.lw)
+
+    def raw_draw(self, handedness: str) -> np.ndarray:
+        return self.raw_rw if handedness == "right" else self.raw_lw
+
+
+def _unit(body: Body) -> float:
+    sw = body.sw if body.sw > 0 else math.nan
+    hips = body.xy[[L_HIP, R_HIP]]
+    if body.vis[L_HIP] >= 0.5 and body.vis[R_HIP] >= 0.5 and not np.isnan(hips).any():
+        sh = (body.xy[LEFT_SHOULDER] + body.xy[RIGHT_SHOULDER]) * 0.5
+        torso = float(np.hypot(*(sh - hips.mean(axis=0))))
+        if not math.isnan(torso):
+            return torso * P.torso_to_sw_min if math.isnan(sw) else max(sw, torso * P.torso_to_sw_min)
+    return sw
+
+
+_NAN2 = np.full(2, np.nan)
+_NAN_FACE = np.full((len(FACE_POINTS), 2), np.nan)
+
+
+def _frame(body: Body) -> TrackFrame | None:
+    u = _unit(body)
+    xy = body.xy
+    origin = (xy[LEFT_SHOULDER] + xy[RIGHT_SHOULDER]) * 0.5
+    if math.isnan(u) or u <= 0 or np.isnan(origin).any():
+        return None
+    rel = (xy[[L_WRIST, R_WRIST, *FACE_POINTS]] - origin) / u
+    if body.raw_xy is not None:
+        raw = body.raw_xy
+        raw_origin = (raw[LEFT_SHOULDER] + raw[RIGHT_SHOULDER]) * 0.5
+        if np.isnan(raw_origin).any():
+            raw_origin = origin
+        raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
+    else:
+        raw_rel = rel[:2]
+    return TrackFrame(body.index, body.t_ms / 1000.0, rel[0], rel[1], rel[2], rel[2:], raw_rel[0], raw_rel[1])
+
+
+def _dist(a: np.ndarray, b: np.ndarray) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def _span(f: TrackFrame) -> float:
+    return _dist(f.lw, f.rw)
+
+
+def _rate(
+    buf: Sequence[TrackFrame], i: int, value: Callable[[TrackFrame], float], half: float = P.deriv_half_s
+) -> float:
+    """Centred time derivative of value(frame) at buf[i] over ±half seconds (one-sided at the ends)."""
+    t0 = buf[i].t
+    lo = i
+    while lo > 0 and t0 - buf[lo - 1].t <= half + 1e-6:
+        lo -= 1
+    hi = i
+    while hi < len(buf) - 1 and buf[hi + 1].t - t0 <= half + 1e-6:
+        hi += 1
+    # Live capture drops frames: with no neighbour inside the window, use the nearest one (if recent enough),
+    # so a 10-15 fps analysis still has speeds. At the full rate the window always has its neighbours.
+    if lo == i and i > 0 and t0 - buf[i - 1].t <= P.deriv_max_gap_s:
+        lo = i - 1
+    if hi == i and i < len(buf) - 1 and buf[i + 1].t - t0 <= P.deriv_max_gap_s:
+        hi = i + 1
+    if hi == lo:
+        return math.nan
+    return (value(buf[hi]) - value(buf[lo])) / (buf[hi].t - buf[lo].t)
+
+
+def _newest_judged(buf: Sequence[TrackFrame], half: float) -> int:
+    """Position of the newest frame whose centred derivative over ±half seconds has both sides."""
+    i = len(buf) - 1
+    while i > 0 and buf[-1].t - buf[i].t < half - 1e-6:
+        i -= 1
+    return i
+
+
+def _face_dist(f: TrackFrame, p: np.ndarray) -> float:
+    """Distance from p to the nearest visible face point (NaN if none)."""
+    d = np.hypot(*(f.face - p).T)
+    return math.nan if np.isnan(d).all() else float(np.nanmin(d))
+
+
+def _ahead(f: TrackFrame, handedness: str) -> float:
+    """How far the draw wrist is in front of the nose, towards the bow hand (negative: behind the face)."""
+    bow, draw = f.wrists(handedness)
+    v = bow - f.nose
+    n = math.hypot(v[0], v[1])
+    return math.nan if not n > 0 else float((draw - f.nose) @ v) / n
+
+
+def anchor_pose(f: TrackFrame, handedness: str) -> bool:
+    """One wrist at the face (back from the set, not in front of it) and the other arm out, about level with
+    the shoulders (stillness aside)."""
+    bow, draw = f.wrists(handedness)
+    if np.isnan(bow[0]) or np.isnan(draw[0]) or np.isnan(f.nose[0]):
+        return False
+    return (
+        _face_dist(f, draw) < P.anchor_face_max_sw
+        and _dist(bow, f.nose) > P.arm_out_min_sw
+        and _dist(bow, draw) > P.anchor_span_min_sw
+        and bow[1] < P.bow_below_shoulder_max_sw
+        and _ahead(f, handedness) < P.anchor_ahead_max_sw
+    )
+
+
+def _still_at_anchor(buf: Sequence[TrackFrame], i: int, side: str) -> bool:
+    """The draw hand has stopped and the span no longer grows. A glitching bow wrist may make the span
+    shrink for a few frames; only growth means the draw goes on."""
+    h = P.anchor_deriv_half_s
+    vx = _rate(buf, i, lambda f: f.wrists(side)[1][0], h)
+    vy = _rate(buf, i, lambda f: f.wrists(side)[1][1], h)
+    return math.hypot(vx, vy) < P.anchor_hand_speed_sw_s and not _rate(buf, i, _span, h) > P.anchor_span_speed_sw_s
+
+
+def _motion(buf: Sequence[TrackFrame], i: int, side: str) -> float:
+    """How fast the arms move at buf[i]: bow-wrist speed plus draw-wrist speed (U/s, body-relative)."""
+    bow = math.hypot(_rate(buf, i, lambda f: f.wrists(side)[0][0]), _rate(buf, i, lambda f: f.wrists(side)[0][1]))
+    draw = math.hypot(_rate(buf, i, lambda f: f.wrists(side)[1][0]), _rate(buf, i, lambda f: f.wrists(side)[1][1]))
+    return bow + draw
+
+
+def _nan_low(y: float) -> float:
+    return -math.inf if math.isnan(y) else y
+
+
+def find(buf: Sequence[TrackFrame], index: int) -> int | None:
+    """Position of frame `index` in the buffer (ordered by frame index), walking from the end, where the frames
+    sought usually are; None if it is not there."""
+    for i in range(len(buf) - 1, -1, -1):
+        if buf[i].index == index:
+            return i
+        if buf[i].index < index:
+            return None
+    return None

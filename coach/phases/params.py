@@ -1,0 +1,153 @@
+"""The phase tracker's parameters, in one place: every length in body units U (shoulder widths, see
+`frames._unit`), every time in seconds. Each says where its value comes from: the rules brief, the synthetic
+archer, or the real archers of ../shared/realpose ("real05": a hand-labelled real track)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerParams:
+    # --- body unit
+    # Body.sw (a running percentile of the projected shoulder width) collapses in oblique views, where the far
+    # shoulder hides behind the near one for seconds at a time. The torso length does not shrink when the
+    # archer turns about the vertical, and a face-on shoulder width is at least this share of it, so it bounds
+    # the unit from below.
+    torso_to_sw_min: float = 0.45
+
+    # --- anchor (full draw)
+    # Draw wrist to the nearest face point: 0.4-0.8 in real and synthetic anchors; MediaPipe puts it ~1.0 from a
+    # high camera (stance_high). The "ahead" test below keeps the set out.
+    anchor_face_max_sw: float = 1.15
+    # The draw hand has come back to the face: its offset from the nose along the nose-to-bow-hand direction.
+    # At the set (end of the raise) the hand is in front of the face, +0.3..+1.4 U towards the bow; at the
+    # anchor -0.2..-0.7 face-on (real and synthetic archers), -0.03..+0.07 down-line; a set right at the chin
+    # reaches +0.12.
+    anchor_ahead_max_sw: float = 0.1
+    anchor_span_min_sw: float = 1.4  # wrist-to-wrist at full draw: an extended bow arm plus a hand at the face
+    arm_out_min_sw: float = 1.2  # the bow wrist is this far from the nose when the arm is extended
+    # How far below the shoulder line the bow wrist may be at full draw (a bow arm held 30 deg low, ti_shou,
+    # puts it ~1.15 below).
+    bow_below_shoulder_max_sw: float = 1.5
+    # "The span stops growing" (noisy 2D points never reach the brief's 0.05 U/s) and the draw hand has stopped.
+    anchor_span_speed_sw_s: float = 0.8
+    anchor_hand_speed_sw_s: float = 0.8
+    anchor_confirm_s: float = 0.2  # the anchor condition must hold this long: a hand passing the face is not one
+    deriv_half_s: float = 0.07  # half-window of the centred differences (±2 frames at 30 fps)
+    # ... for "stopped at the anchor": wider, so MediaPipe's hold jitter averages out.
+    anchor_deriv_half_s: float = 0.1
+    deriv_max_gap_s: float = 0.25  # live: widen to the nearest frame up to this far when frames were dropped
+
+    # --- look-back for the raise and the draw start
+    lookback_s: float = 6.0  # the longest raise + draw looked back over from the anchor
+    set_bow_drop_sw: float = 0.5  # the set is searched back to where the bow wrist was this far below mid-draw
+    new_draw_min_sw: float = 0.6  # the draw hand came to an anchor from at least this far (since the last shot)
+    # A draw widens the span more than this after the raise face-on (down-line it barely does).
+    draw_span_growth_min_sw: float = 0.5
+    # The draw starts at the last frame this close to the slowest arm motion at the set, or this share of the
+    # draw's (90th percentile) arm speed if less (a slow draw), but no closer than the minimum.
+    set_motion_tol_sw_s: float = 0.1
+    set_motion_tol_frac: float = 0.1
+    set_motion_tol_min_sw_s: float = 0.03
+    raise_onset_speed_sw_s: float = 0.4  # the bow wrist moves faster than this during the raise
+    raise_level_below_sw: float = 0.35  # "the bow wrist reaches shoulder height", with room for a low bow hand
+    raise_rest_s: float = 0.2  # the bow arm rested this long before the raise
+    raise_min_rise_sw: float = 0.5  # a raise brings the bow wrist up by at least this (from the side: 1-2 U)
+    set_pause_max_s: float = 0.5  # the pause at the set, with the bow arm up, is walked back over up to this long
+    # The bow arm up this long with no anchor found: a full draw the pose did not show; counting frames where it
+    # was lost or dipped for no longer than raised_gap_s.
+    unseen_draw_min_s: float = 1.5
+    raised_gap_s: float = 0.3
+
+    # --- where full draw was reached (anchor.py)
+    # Full draw: the span within this share of the draw's extent of the hold's, or this many times the hold's
+    # interquartile span range if more, and the arms as still as in the hold's quieter half for anchor_still_s,
+    # starting within anchor_settle_max_s of the span reaching the hold's (else the span alone tells), or this
+    # share of the draw so far if longer: a slow draw settles slowly, a handheld phone's jittery hold never
+    # looks still.
+    anchor_span_tol_frac: float = 0.05
+    anchor_span_wander_factor: float = 2.0
+    anchor_still_s: float = 0.2
+    anchor_settle_max_s: float = 1.2
+    anchor_settle_draw_frac: float = 0.7
+    # A long hold: the anchor is placed once this much of it is seen, while the draw is still in the buffer
+    # (buffer_s; real07 holds 7 s).
+    anchor_refine_after_s: float = 3.0
+    # In the hold, the span growing faster than anchor_span_speed_sw_s for redraw_s by more than
+    # redraw_growth_sw: the draw was still going on, the anchor came too early.
+    redraw_s: float = 0.3
+    redraw_growth_sw: float = 0.5
+
+    # --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under
+    # results.MIN_MARK_CONFIDENCE is "not assessable: phase uncertain", coach/engine.py)
+    anchor_still_conf: float = 0.9  # the arms settled as still as in the hold where the span reached the hold's
+    anchor_span_conf: float = 0.6  # only the span tells (a jittery hold never looks still): close, not exact
+    unrefined_conf: float = 0.3  # the anchor could not be placed against its hold (too short, out of the buffer)
+    # The draw start is the set, the pause between raise and draw. It is a guess when there was no pause: the
+    # arms never slowed below set_pause_max_sw_s (a hand at 1 U/s, ~40 cm/s, is moving; real03, real05, real08
+    # never went under 2.4 U/s, the synthetic archer's sets 0.07-0.8), or the bow arm still rose by more than
+    # draw_overlap_rise_sw between the draw start and the anchor, so raise and draw overlapped (real02, real05,
+    # real07: 0.34-1.37 U; the synthetic archer's sets 0.00-0.13 U).
+    set_pause_max_sw_s: float = 1.0
+    draw_overlap_rise_sw: float = 0.3
+    draw_set_conf: float = 0.9
+    draw_guess_conf: float = 0.3
+
+    # --- release (release.py)
+    release_speed_sw_s: float = 1.5  # rules brief: the draw wrist's speed jumps above this at the release
+    release_start_sw: float = 0.15  # ... and it has started to leave the anchor position
+    release_confirm_s: float = 0.3  # a hold twitch comes back to the face within this time; a release does not
+    # Late in that window the hand is at least this far from the anchor (or lost), and farther than
+    # release_jitter_factor times the hold's own 90th-percentile stray, and its way from the anchor is within
+    # 120 deg of straight back from the bow.
+    release_confirm_sw: float = 0.35
+    release_jitter_factor: float = 1.5
+    release_back_min_cos: float = -0.5
+    release_end_glitch_frames: int = 2  # near frames at the very end of the window ignored as glitches
+    release_near_run_frames: int = 2  # inside it, this many near frames in a row: the hand was back at the anchor
+    release_end_min_sw: float = 0.2  # a release cut off by the end of the video has left the anchor by this much
+    release_at_end_conf: float = 0.6  # ... likely a release (real02: 4 frames before the end), follow-through unseen
+    # Raw frame-to-frame speed above which the hand is moving, or above release_onset_jitter_factor times the
+    # hold's median raw speed (measured over hold_jitter_s before the jump).
+    release_onset_speed_sw_s: float = 0.45
+    release_onset_jitter_factor: float = 2.0
+    hold_jitter_s: float = 1.0
+    release_onset_back_s: float = 0.2  # the onset lies at most this far before the detected jump
+    # The string leaving is a jump: the release's first step is at least this share of its fastest one within
+    # release_onset_back_s after the jump. A hand drifting back under expansion before it (real07, real08:
+    # 0.5 U/s against 8-10 U/s in the jump) is the hold, not the release.
+    onset_peak_share: float = 0.1
+    # The anchor position is the median of the draw wrist over hold_ref_s of the hold, ending hold_ref_gap_s
+    # before the jump, so the jump itself is not in it.
+    hold_ref_s: float = 0.5
+    hold_ref_gap_s: float = 0.1
+    # Release evidence (`ReleaseWatch._release_evidence`): a hand that left the anchor by half the confirmation
+    # distance is a release when the bow arm dropped with it (the bow hand falls as the string leaves: real07
+    # 0.22 U, real08 0.4 U), which a hold twitch or an aiming correction does not do (bow wrist still to
+    # ~0.05 U), nor a draw after an early anchor (the bow arm rises or extends then; it moves outwards at a
+    # release too, so only the drop counts). The drop must also be release_bow_jitter_factor times the bow
+    # wrist's own vertical stray in the hold.
+    release_hand_part: float = 0.5
+    release_bow_drop_sw: float = 0.15
+    release_bow_jitter_factor: float = 3.0
+    hand_stayed_sw: float = 0.2  # a span that grew less than this through the release window: the hand stayed
+
+    # --- let-down and follow-through
+    # The bow wrist this far below the shoulders during the hold, and let_down_drop_sw below where it was at the
+    # anchor (a low bow arm is not a let-down): the archer came down without shooting.
+    let_down_below_sw: float = 0.9
+    let_down_drop_sw: float = 0.6
+    lowered_drop_sw: float = 0.5  # follow-through: the bow arm is down when this far below its anchor height
+    follow_min_s: float = 0.5  # rules brief: the follow-through lasts 0.5-1.5 s
+    follow_max_s: float = 1.5
+
+    buffer_max_frames: int = 1024  # cap for absurd frame rates; 8 s at 120 fps
+
+    @property
+    def buffer_s(self) -> float:
+        """How much of the past the tracker keeps: the look-back plus room for the hold's statistics."""
+        return self.lookback_s + 2.0
+
+
+P = TrackerParams()

@@ -1,0 +1,302 @@
+"""The release: a jump of the draw hand in the hold opens a candidate (`ReleaseWatch.open`); the frames after
+it confirm or dismiss it from several signals, each with its own weight (`ReleaseEvidence`); the release frame is
+then found on the raw points, walking back from the jump to its first fast step (`_release_onset`).
+
+No single signal holds across views and styles: a Mediterranean release sends the hand far back, a thumb
+release or a close face-on view moves it 0.2 U while the bow arm drops; a hold twitch moves the hand and
+comes back, and leaves the bow arm still. One release per hold: after it the shot only waits for the end of
+its follow-through."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+
+import numpy as np
+
+from .frames import TrackFrame, _dist, _nan_low, _span, find
+from .params import P
+from .state import Candidate, Mark, OpenShot, ReleaseEvidence
+
+
+def _hand_stayed(buf: Sequence[TrackFrame], on: int, side: str, hold_span: float) -> bool:
+    """From buf[on] to now the span grew less than P.hand_stayed_sw over the hold's (`hold_span`; else the
+    frame before buf[on]), with the draw hand seen through the later half of that time: seen staying, not
+    lost as it flew back (that tells nothing)."""
+    before = hold_span if not math.isnan(hold_span) else _span(buf[on - 1]) if on > 0 else math.nan
+    if math.isnan(before):
+        return False
+    window = [buf[k] for k in range(on, len(buf))]
+    t_mid = (window[0].t + window[-1].t) / 2
+    late = [g for g in window if g.t >= t_mid]
+    seen = sum(not np.isnan(g.wrists(side)[1][0]) for g in late)
+    if 2 * seen < len(late):
+        return False
+    return max((_span(g) - before for g in window), key=_nan_low) < P.hand_stayed_sw
+
+
+def _raw_hold_speed(buf: Sequence[TrackFrame], lo_t: float, hi_t: float, handedness: str) -> float:
+    """Median frame-to-frame speed of the raw draw wrist between lo_t and hi_t: the hold's own jitter."""
+    v = []
+    for i in range(len(buf) - 1, 0, -1):
+        b, a = buf[i], buf[i - 1]
+        if b.t > hi_t:
+            continue
+        if a.t < lo_t:
+            break
+        pa, pb = a.raw_draw(handedness), b.raw_draw(handedness)
+        if not (np.isnan(pa[0]) or np.isnan(pb[0])) and b.t > a.t:
+            v.append(_dist(pa, pb) / (b.t - a.t))
+    return float(np.median(v)) if v else 0.0
+
+
+def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref: np.ndarray, min_speed: float) -> int:
+    """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
+    earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
+    onset = i = jump_i
+    t_jump = buf[jump_i].t
+    # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
+    # release moves it along one direction.
+    way = buf[jump_i].raw_draw(handedness) - ref
+    min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
+    while i > 0 and t_jump - buf[i - 1].t <= P.release_onset_back_s + 1e-6:
+        a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
+        dt = buf[i].t - buf[i - 1].t
+        if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
+            break
+        step = b - a
+        if math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
+            break
+        onset = i
+        i -= 1
+    return onset
+
+
+def _peak_step_speed(buf: Sequence[TrackFrame], jump_i: int, handedness: str) -> float:
+    """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to P.release_onset_back_s later."""
+    peak = 0.0
+    k = jump_i + 1
+    while k < len(buf) and buf[k].t - buf[jump_i].t <= P.release_onset_back_s + 1e-6:
+        a, b = buf[k - 1].raw_draw(handedness), buf[k].raw_draw(handedness)
+        dt = buf[k].t - buf[k - 1].t
+        if not (np.isnan(a[0]) or np.isnan(b[0])) and dt > 0:
+            peak = max(peak, _dist(a, b) / dt)
+        k += 1
+    return peak
+
+
+class ReleaseWatch:
+    """Opens, judges and places the release of the shot in the hold, on the tracker's own frame buffer."""
+
+    def __init__(self, buf: deque[TrackFrame]):
+        self._buf = buf
+
+    def open(self, shot: OpenShot) -> bool:
+        """A candidate at the newest frame when the draw hand jumps away from where it held: fast, and already
+        off the anchor position."""
+        buf = self._buf
+        f = buf[-1]
+        draw = f.wrists(shot.handedness)[1]
+        if len(buf) < 2 or np.isnan(draw[0]):
+            return False
+        prev = buf[-2]
+        pd = prev.wrists(shot.handedness)[1]
+        dt = f.t - prev.t
+        if np.isnan(pd[0]) or dt <= 0 or _dist(draw, pd) / dt < P.release_speed_sw_s:
+            return False
+        ref = self._hold_ref(shot, f.t - P.hold_ref_gap_s)
+        if ref is None or _dist(draw, ref) < P.release_start_sw:
+            return False
+        before = f.t - P.hold_ref_gap_s
+        thr = max(P.release_confirm_sw, P.release_jitter_factor * self._hold_jitter(shot, before))
+        bow_ref, bow_stray_y = self._bow_hold(shot, before)
+        shot.cand = Candidate(
+            f.index,
+            f.t,
+            ref,
+            thr,
+            self._back_dir(shot, before, ref),
+            bow_ref,
+            max(P.release_bow_drop_sw, P.release_bow_jitter_factor * bow_stray_y),
+            self._hold_span(shot, before),
+        )
+        return True
+
+    def judge(self, shot: OpenShot) -> bool | None:
+        """None while the confirmation window is open; then True (released: the release is placed on the shot)
+        or False (a twitch: the candidate is dropped)."""
+        t_c, thr = shot.cand.t, shot.cand.confirm_sw
+        if self._buf[-1].t - t_c < P.release_confirm_s - 1e-6:
+            return None
+        ds = self._cand_dists(shot)
+        ev = self._release_evidence(shot, ds)
+        away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
+        if ev.released and self._went_back(shot, away):
+            self._accept_release(shot, ds, thr, ev)
+            return True
+        shot.cand = None
+        return False
+
+    def accept_at_end(self, shot: OpenShot) -> bool:
+        """The video ended inside the confirmation window (real02: 4 frames after the release): a hand still
+        leaving the anchor at the last frame is taken as a release, likely but not certain."""
+        if shot.cand is None or not self._candidate_moving_away(shot):
+            return False
+        ds = self._cand_dists(shot)
+        self._accept_release(shot, ds, shot.cand.confirm_sw, self._release_evidence(shot, ds), P.release_at_end_conf)
+        return True
+
+    def _hold_ref(self, shot: OpenShot, before_t: float) -> np.ndarray | None:
+        """Median draw-wrist position over the recent hold, ending at `before_t`."""
+        pts = [
+            f.wrists(shot.handedness)[1]
+            for f in self._buf
+            if f.index >= shot.anchor_at.frame and before_t - P.hold_ref_s <= f.t <= before_t
+        ]
+        pts = [p for p in pts if not np.isnan(p[0])]
+        return np.median(np.asarray(pts), axis=0) if pts else None
+
+    def _back_dir(self, shot: OpenShot, before_t: float, ref: np.ndarray) -> np.ndarray | None:
+        """Unit vector from the bow wrist (median over the recent hold) to the anchor position `ref`."""
+        pts = [
+            f.wrists(shot.handedness)[0]
+            for f in self._buf
+            if f.index >= shot.anchor_at.frame and before_t - P.hold_ref_s <= f.t <= before_t
+        ]
+        pts = [p for p in pts if not np.isnan(p[0])]
+        if not pts:
+            return None
+        v = ref - np.median(np.asarray(pts), axis=0)
+        n = math.hypot(v[0], v[1])
+        return v / n if n > 0 else None
+
+    def _hold_jitter(self, shot: OpenShot, before_t: float) -> float:
+        """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
+        pts = np.asarray(
+            [f.wrists(shot.handedness)[1] for f in self._buf if f.index >= shot.anchor_at.frame and f.t <= before_t]
+        )
+        pts = pts[~np.isnan(pts[:, 0])] if len(pts) else pts
+        if len(pts) < 3:
+            return 0.0
+        return float(np.percentile(np.hypot(*(pts - np.median(pts, axis=0)).T), 90))
+
+    def _recent_hold(self, shot: OpenShot, before_t: float) -> list[TrackFrame]:
+        a = shot.anchor_at.frame
+        return [f for f in self._buf if f.index >= a and before_t - P.hold_ref_s <= f.t <= before_t]
+
+    def _bow_hold(self, shot: OpenShot, before_t: float) -> tuple[np.ndarray | None, float]:
+        """The bow wrist's median position over the recent hold and its vertical stray (90th percentile)."""
+        pts = np.asarray([f.wrists(shot.handedness)[0] for f in self._recent_hold(shot, before_t)]).reshape(-1, 2)
+        pts = pts[~np.isnan(pts[:, 0])]
+        if len(pts) < 3:
+            return None, 0.0
+        med = np.median(pts, axis=0)
+        return med, float(np.percentile(np.abs(pts[:, 1] - med[1]), 90))
+
+    def _hold_span(self, shot: OpenShot, before_t: float) -> float:
+        spans = [sp for sp in map(_span, self._recent_hold(shot, before_t)) if not math.isnan(sp)]
+        return float(np.median(spans)) if spans else math.nan
+
+    def _release_evidence(self, shot: OpenShot, ds: list[tuple[int, float]]) -> ReleaseEvidence:
+        """Each signal as a share of what makes it sure: the hand and the span over the later half of the
+        confirmation window (by then a release is well away, a twitch is back); the bow arm's drop at its
+        deepest in the window (it falls at the release, then may be held up again), the second-deepest
+        frame so that one glitch does not count."""
+        c = shot.cand
+        t_late = c.t + P.release_confirm_s / 2
+        late = [d for i, d in ds if self._buf[i].t >= t_late - 1e-6]
+        window = [g for g in self._buf if g.index >= c.index]
+        hand = float(np.median(late)) / c.confirm_sw if late else 0.0
+        bow = span = 0.0
+        if c.bow_ref is not None:
+            drops = sorted(y - c.bow_ref[1] for g in window if not math.isnan(y := g.wrists(shot.handedness)[0][1]))
+            bow = drops[-2] / c.bow_drop_sw if len(drops) >= 2 else 0.0
+        spans = [_span(g) - c.span_ref for g in window if g.t >= t_late - 1e-6]
+        spans = [sp for sp in spans if not math.isnan(sp)]
+        if spans:
+            span = float(np.median(spans)) / c.confirm_sw
+        return ReleaseEvidence(hand, bow, span)
+
+    def _cand_dists(self, shot: OpenShot) -> list[tuple[int, float]]:
+        """(buffer position, distance from the anchor position) of the frames since the candidate jump;
+        a lost draw wrist counts as far away (it leaves view or hides behind the head after the release)
+        while the bow wrist is seen; a frame that lost both (MediaPipe folded the upper body) tells nothing."""
+        c = shot.cand
+        idx, ref = c.index, c.ref
+        out = []
+        for i in range(len(self._buf) - 1, -1, -1):
+            g = self._buf[i]
+            if g.index < idx:
+                break
+            bow, p = g.wrists(shot.handedness)
+            if np.isnan(p[0]) and np.isnan(bow[0]) and g.index > idx:
+                continue
+            out.append((i, math.inf if np.isnan(p[0]) else _dist(p, ref)))
+        return out[::-1]
+
+    def _went_back(self, shot: OpenShot, positions: list[int]) -> bool:
+        """The hand did not leave the anchor towards the bow hand (a lost hand counts as gone). A release sends
+        it back, or back and down along the neck as seen face-on (real05: mostly down); when MediaPipe folds
+        the upper body (shoulders and arms drawn together) or misplaces the hand at the face during the set and
+        then finds it again, the hand jumps forwards, towards the bow: not a release."""
+        c = shot.cand
+        if c.back is None or not positions:
+            return True
+        away = []
+        for i in positions:
+            p = self._buf[i].wrists(shot.handedness)[1]
+            d = _dist(p, c.ref)
+            away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
+        return float(np.median(away)) > P.release_back_min_cos
+
+    def _candidate_moving_away(self, shot: OpenShot) -> bool:
+        """At the end of the video the confirmation window is cut short: accept a jump whose hand was
+        still leaving the anchor at the last frame."""
+        cd = self._cand_dists(shot)
+        ds = [d for _, d in cd]
+        return (
+            len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= P.release_end_min_sw and self._went_back(shot, [cd[-1][0]])
+        )
+
+    def _accept_release(
+        self, shot: OpenShot, ds: list[tuple[int, float]], thr: float, ev: ReleaseEvidence, min_conf: float = 0.0
+    ) -> None:
+        s = shot
+        s.evidence = ev
+        s.release_conf = max(ev.confidence, min_conf)
+        ref = s.cand.ref
+        # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
+        # so the release may come a little after the frame that opened the window.
+        # A frame or two of garbage at the end (MediaPipe mirrors the body as the hand flies out of view,
+        # placing it back near the face) is not the hand coming back.
+        n_back = 0
+        while n_back < len(ds) and ds[-1 - n_back][1] < thr / 2:
+            n_back += 1
+        if 0 < n_back <= P.release_end_glitch_frames and n_back < len(ds):
+            ds = ds[:-n_back]
+        # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
+        # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
+        jump = ds[-1][0]
+        near_run = 0
+        for i, d in reversed(ds):
+            if d < thr / 2:
+                near_run += 1
+                if near_run >= P.release_near_run_frames:
+                    break
+                continue
+            near_run = 0
+            jump = i
+        buf = self._buf
+        # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
+        t_c = s.cand.t
+        lo = max(s.anchor_at.t, t_c - P.hold_jitter_s)
+        jitter = _raw_hold_speed(buf, lo, t_c - P.hold_ref_gap_s, shot.handedness)
+        min_speed = max(P.release_onset_speed_sw_s, P.release_onset_jitter_factor * jitter)
+        on = _release_onset(buf, jump, shot.handedness, ref, min_speed)
+        anchor_pos = find(self._buf, s.anchor_at.frame)
+        if anchor_pos is not None:
+            on = max(on, anchor_pos + 1)
+        s.release_at = Mark(buf[on].index, buf[on].t)
+        s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
+        s.cand = None

@@ -1,0 +1,153 @@
+"""What the tracker hands out: the phases of one shot, its marks with how sure each is, and the one
+definition of the phase windows (`phase_windows`) that the engine, the live view, sound refinement, the
+reports and the dashboard all read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Phase(str, Enum):
+    SETUP = "setup"
+    RAISE = "raise"
+    DRAW = "draw"
+    FULL_DRAW = "full_draw"
+    HOLD = "hold"
+    RELEASE = "release"
+    FOLLOW_THROUGH = "follow_through"
+
+
+# The phases of a shot as windows of frames (rules brief, "Phases of one shot"). The first moments at the anchor
+# are the full draw (still arriving), the plateau after them the hold; the release covers the string leaving,
+# then the follow-through.
+SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
+FULL_DRAW_S = 0.3
+RELEASE_PHASE_S = 0.1
+
+# The marks each phase's window rests on: a rule judged on phases whose marks are uncertain is not judged.
+PHASE_MARKS: dict[str, tuple[str, ...]] = {
+    "setup": ("raise_start",),
+    "raise": ("raise_start", "draw_start"),
+    "draw": ("draw_start", "anchor"),
+    "full_draw": ("anchor",),
+    "hold": ("anchor", "release"),
+    "release": ("release",),
+    "follow_through": ("release",),
+}
+TimeOf = Callable[[int], "float | None"]  # a frame's time in s (None where unknown)
+
+
+def phase_windows(shot, t_of: TimeOf) -> dict[str, tuple[int, int]]:
+    """Frame ranges [start, end) of each phase of a shot: anything with raise_start_frame, draw_start_frame,
+    anchor_frame, release_frame and end_frame (None where not found), e.g. ShotPhases or a stored shot."""
+    w: dict[str, tuple[int, int]] = {}
+    rs, ds, an, rel, end = (
+        shot.raise_start_frame,
+        shot.draw_start_frame,
+        shot.anchor_frame,
+        shot.release_frame,
+        shot.end_frame,
+    )
+    if rs is not None:
+        w["setup"] = (max(0, rs - int(round(SETUP_S * _fps(t_of, rs)))), rs)
+        w["raise"] = (rs, ds if ds is not None else rs)
+    if ds is not None and an is not None:
+        w["draw"] = (ds, an)
+    if an is not None:
+        stop = rel if rel is not None else end + 1
+        settle = _first_after(t_of, an, FULL_DRAW_S, stop)
+        w["full_draw"] = (an, max(settle, an + 1) if stop > an else an)
+        w["hold"] = (settle, stop)
+    if rel is not None:
+        follow = max(_first_after(t_of, rel, RELEASE_PHASE_S, end + 1), rel + 1)
+        w["release"] = (rel, follow)
+        w["follow_through"] = (follow, end + 1)
+    return w
+
+
+def _first_after(t_of: TimeOf, frame: int, seconds: float, stop: int) -> int:
+    """The first frame from `frame` on that is `seconds` after it (or `stop`)."""
+    k, t0 = frame, t_of(frame)
+    while k < stop and t_of(k) is not None and t0 is not None and t_of(k) - t0 < seconds - 1e-6:
+        k += 1
+    return k
+
+
+def _fps(t_of: TimeOf, frame: int) -> float:
+    a, b = t_of(frame), t_of(frame + 1)
+    return 1.0 / (b - a) if a is not None and b is not None and b > a else 30.0
+
+
+@dataclass(slots=True)
+class ShotPhases:
+    index: int
+    raise_start_frame: int
+    draw_start_frame: int
+    anchor_frame: int
+    release_frame: int | None
+    end_frame: int
+    raise_start_ms: float
+    draw_start_ms: float
+    anchor_ms: float
+    release_ms: float | None
+    end_ms: float
+    complete: bool
+    handedness: str
+    hold_start_frame: int  # first frame of the hold (phase_windows: the full draw is anchor..hold_start-1)
+    follow_start_frame: int | None  # first frame of the follow-through (phase_windows)
+    release_source: str = "pose"  # "sound+pose" when the string's sound refined it (coach/audio.py)
+    # The draw hand was seen not to fly back at what was taken for the release (the span hardly grew): a dead
+    # release (後手小), whose "release" is then the arms coming down, later. Real releases widen the span by
+    # 0.3-2.8 U in the confirmation window. Sound may then look back for the crack (coach/audio.py).
+    hand_stayed: bool = False
+    flight_time_s: float | None = None  # release to the arrow heard hitting (sound only)
+    # How sure the release is (0-1) and which signals agreed on it (`release_evidence`).
+    release_confidence: float = 1.0
+    release_evidence: tuple[str, ...] = ()
+    # How sure the draw start and the anchor are (0-1); see results.MIN_MARK_CONFIDENCE.
+    marks_confidence: dict[str, float] = field(default_factory=dict)
+
+    def windows(self, t_of: TimeOf) -> dict[str, tuple[int, int]]:
+        """The frame ranges of this shot's phases (`phase_windows`)."""
+        return phase_windows(self, t_of)
+
+    @property
+    def hold_ms(self) -> float | None:
+        return None if self.release_ms is None else self.release_ms - self.anchor_ms
+
+    def phase_at(self, frame: int) -> Phase | None:
+        """The phase of `frame` within this shot; None outside it (before the raise, after the end)."""
+        if frame < self.raise_start_frame or frame > self.end_frame:
+            return None
+        if frame < self.draw_start_frame:
+            return Phase.RAISE
+        if frame < self.anchor_frame:
+            return Phase.DRAW
+        if frame < self.hold_start_frame:
+            return Phase.FULL_DRAW
+        if self.release_frame is None or frame < self.release_frame:
+            return Phase.HOLD
+        if self.follow_start_frame is None or frame < self.follow_start_frame:
+            return Phase.RELEASE
+        return Phase.FOLLOW_THROUGH
+
+
+@dataclass(slots=True)
+class PhaseUpdate:
+    phase: Phase
+    shot: int | None
+    completed: list[ShotPhases] = field(default_factory=list)
+
+
+@dataclass(slots=True, frozen=True)
+class LetDown:
+    """A full draw that was not shot: the archer came down, or the video ended (or an edit cut away for
+    good) before a release. Not a shot; the report notes it."""
+
+    anchor_frame: int
+    end_frame: int
+    anchor_s: float
+    end_s: float
+    reason: str  # "let_down" (the bow arm came down) or "video_ended" (still at full draw)

@@ -1,0 +1,95 @@
+"""The shot the tracker is following, between its anchor and the end of its follow-through, and the tracker's
+states. Marks are (frame index, time in s) pairs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+import numpy as np
+
+from .params import P
+
+# How much each release signal, fully present, adds to a release's confidence (combined as independent evidence).
+EVIDENCE_WEIGHT = {"draw_hand": 0.8, "bow_arm": 0.5, "span": 0.3}
+
+
+class Mark(NamedTuple):
+    """A phase event: the frame it happened at and its time in seconds."""
+
+    frame: int
+    t: float
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A release-like jump waiting for confirmation."""
+
+    index: int
+    t: float
+    ref: np.ndarray  # the anchor position the hand left (median of the recent hold)
+    confirm_sw: float  # how far the hand must be late in the window for a release
+    back: np.ndarray | None = None  # unit vector from the bow hand to the anchor: the way a release goes
+    bow_ref: np.ndarray | None = None  # the bow wrist's position in the recent hold (median)
+    bow_drop_sw: float = P.release_bow_drop_sw  # how far it must drop for the bow arm to agree
+    span_ref: float = math.nan  # the span in the recent hold (median)
+
+
+@dataclass(slots=True, frozen=True)
+class ReleaseEvidence:
+    """What the frames after a release-like jump say, each signal as a share of what makes it sure on its own
+    (1 = sure): the draw hand away from the anchor, the bow arm moved from its hold, the span opened."""
+
+    draw_hand: float
+    bow_arm: float
+    span: float
+
+    @property
+    def released(self) -> bool:
+        return self.draw_hand >= 1.0 or (self.draw_hand >= P.release_hand_part and self.bow_arm >= 1.0)
+
+    @property
+    def confidence(self) -> float:
+        unsure = 1.0
+        for name, weight in EVIDENCE_WEIGHT.items():
+            unsure *= 1.0 - weight * min(max(getattr(self, name), 0.0), 1.0)
+        return round(1.0 - unsure, 3)
+
+    @property
+    def agreed(self) -> tuple[str, ...]:
+        return tuple(name for name in EVIDENCE_WEIGHT if getattr(self, name) >= 1.0)
+
+
+@dataclass(slots=True)
+class OpenShot:
+    """A shot between its anchor and the end of its follow-through."""
+
+    index: int
+    raise_at: Mark
+    draw_at: Mark
+    anchor_at: Mark
+    handedness: str
+    bow_y: float = 0.0  # the bow wrist's height at the anchor (U below the shoulder line)
+    mid_at: Mark = Mark(-1, 0.0)  # the middle of the draw (the anchor is refined forward from it)
+    set_span: float = math.nan  # the span at the draw start
+    set_motion: float = math.nan  # how fast the arms moved there (U/s): a set is a pause
+    refined: bool = False
+    draw_conf: float = P.unrefined_conf
+    anchor_conf: float = P.unrefined_conf
+    release_at: Mark | None = None
+    cand: Candidate | None = None
+    evidence: ReleaseEvidence | None = None  # what confirmed the release
+    release_conf: float = 1.0
+    hand_stayed: bool = False
+    # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
+    # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
+    growing_since: int | None = None
+
+
+class TrackerState(str, Enum):
+    SEEK = "seek"  # setup / raise / draw: waiting for an anchor
+    HOLD = "hold"
+    CANDIDATE = "candidate"  # a release-like jump, waiting for confirmation
+    FOLLOW = "follow"

@@ -1,0 +1,322 @@
+"""The streaming shot-phase state machine: `push` one Body per frame, `finish` at the end of the video.
+
+Seek → (anchor found) → hold → (a jump of the draw hand) candidate → (confirmed) follow-through → seek. The
+anchor is the event the tracker trusts most (`frames.anchor_pose`); the raise and draw start are found by
+walking back from it (`lookback`), the anchor is then placed against the hold (`anchor`), and the release
+is confirmed from several signals (`release`). The live phase in each PhaseUpdate is a cheap per-frame belief;
+the frame numbers in ShotPhases come from the look-back and are exact, only delayed by a few frames."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..kinematics import Body
+from .anchor import refine_anchor
+from .frames import (
+    _NAN2,
+    _NAN_FACE,
+    TrackFrame,
+    _dist,
+    _frame,
+    _newest_judged,
+    _rate,
+    _span,
+    _still_at_anchor,
+    anchor_pose,
+    find,
+)
+from .lookback import _back_raise_draw, _draw_travel
+from .params import P
+from .release import ReleaseWatch
+from .shot import FULL_DRAW_S, RELEASE_PHASE_S, LetDown, Phase, PhaseUpdate, ShotPhases
+from .state import Mark, OpenShot, TrackerState
+
+
+class PhaseTracker:
+    """Streaming shot-phase state machine; `push` one Body per frame, `finish` at the end of the video."""
+
+    def __init__(self, handedness: str | None = None):
+        if handedness not in (None, "right", "left"):
+            raise ValueError(f"handedness must be 'right', 'left' or None, not {handedness!r}")
+        self.handedness: str | None = handedness
+        self._buf: deque[TrackFrame] = deque(maxlen=P.buffer_max_frames)
+        self._state = TrackerState.SEEK
+        self._shots = 0
+        self._floor_index = -1  # frames up to this one belong to an earlier shot
+        self._run: dict[str, int] = {"right": -1, "left": -1}  # index where the anchor pose began
+        self._no_draw: dict[str, int] = {"right": -1, "left": -1}  # an anchor run that no draw led to
+        self._shot: OpenShot | None = None
+        self._release = ReleaseWatch(self._buf)
+        self._last: TrackFrame | None = None
+        self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
+        self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
+        # (first frame, t, last frame, t) of each time the bow arm was up and held without a full draw seen
+        self.unseen_draws: list[tuple[int, float, int, float]] = []
+        self.let_downs: list[LetDown] = []  # full draws that were not shot
+
+    # ---- public -----------------------------------------------------------------------------------------
+    def push(self, body: Body) -> PhaseUpdate:
+        f = _frame(body)
+        done: list[ShotPhases] = []
+        if f is None:
+            # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
+            f = TrackFrame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN_FACE, _NAN2, _NAN2)
+        self._buf.append(f)
+        while self._buf and f.t - self._buf[0].t > P.buffer_s:
+            self._buf.popleft()
+        self._last = f
+        if self._state is TrackerState.SEEK:
+            self._watch_raised(f)
+            self._seek()
+        elif self._state in (TrackerState.HOLD, TrackerState.CANDIDATE):
+            done += self._hold()
+        if self._state is TrackerState.FOLLOW:
+            done += self._follow()
+        return PhaseUpdate(self._live_phase(), self._shot.index if self._shot else None, done)
+
+    def finish(self) -> list[ShotPhases]:
+        """Flush at the end of the video: a cut-off follow-through ends at the last frame; a full draw whose
+        release never came is a let-down ("video_ended"), not a shot."""
+        self._end_raised()
+        if self._shot is None or self._last is None:
+            return []
+        s = self._shot
+        last = self._last
+        if self._state is TrackerState.CANDIDATE and self._release.accept_at_end(s):
+            refine_anchor(self._buf, s, s.release_at.t)
+        if s.release_at is None:
+            self._let_down(last, "video_ended")
+            return []
+        return [self._close(last)]
+
+    # ---- states ------------------------------------------------------------------------------------------
+    def _sides(self) -> tuple[str, ...]:
+        return (self.handedness,) if self.handedness else ("right", "left")
+
+    def _seek(self) -> None:
+        buf = self._buf
+        # Stillness needs the centred derivative, so the newest frame judged is P.anchor_deriv_half_s back.
+        i = _newest_judged(buf, P.anchor_deriv_half_s)
+        f = buf[i]
+        if f.index <= self._floor_index:
+            return
+        for side in self._sides():
+            ok = anchor_pose(f, side) and _still_at_anchor(buf, i, side)
+            if not ok:
+                self._run[side] = -1
+                continue
+            if self._run[side] < 0:
+                self._run[side] = f.index
+            start = self._find(self._run[side])
+            if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
+                if self._no_draw[side] == self._run[side]:
+                    continue
+                if _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
+                    # No draw led here: the hand is still at the face from the last shot's follow-through
+                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away.
+                    self._no_draw[side] = self._run[side]
+                    continue
+                self._start_shot(start, side)
+                return
+
+    def _watch_raised(self, f: TrackFrame) -> None:
+        """Note the times the bow arm is raised and held with no anchor found: a full draw the pose did not
+        show (the draw hand hidden or misplaced for the whole hold, stance_high shot 1), which the report
+        owns up to instead of leaving out silently."""
+        up = down = False
+        for side in self._sides():
+            bow = f.wrists(side)[0]
+            if np.isnan(bow[0]):
+                continue
+            reach = _dist(bow, f.nose) if not np.isnan(f.nose[0]) else math.hypot(bow[0], bow[1])
+            if reach > P.arm_out_min_sw and abs(bow[1]) < P.raise_level_below_sw:
+                up = True
+            down = down or bow[1] > P.raise_level_below_sw + P.lowered_drop_sw
+        # After a shot, only once the bow arm has come down: a follow-through held past P.follow_max_s is not
+        # a draw the pose missed.
+        self._watching = self._watching or down
+        if up and self._watching:
+            if self._raised is None:
+                self._raised = [f.index, f.t, f.index, f.t]
+            else:
+                self._raised[2:] = [f.index, f.t]
+        elif self._raised is not None and f.t - self._raised[3] > P.raised_gap_s:
+            self._end_raised()
+
+    def _end_raised(self) -> None:
+        r, self._raised = self._raised, None
+        if r is not None and r[3] - r[1] >= P.unseen_draw_min_s - 1e-6:
+            self.unseen_draws.append((r[0], r[1], r[2], r[3]))
+
+    def _start_shot(self, anchor_i: int, side: str) -> None:
+        self.handedness = self.handedness or side
+        buf = list(self._buf)
+        floor_i = 0
+        while floor_i < anchor_i and buf[floor_i].index <= self._floor_index:
+            floor_i += 1
+        raise_i, draw_i, mid_i, set_motion = _back_raise_draw(buf, anchor_i, floor_i, self.handedness)
+        a = buf[anchor_i]
+        bow_ys = [g.wrists(self.handedness)[0][1] for g in buf[anchor_i:]]
+        bow_ys = [y for y in bow_ys if not math.isnan(y)]
+        self._shot = OpenShot(
+            index=self._shots,
+            raise_at=Mark(buf[raise_i].index, buf[raise_i].t),
+            draw_at=Mark(buf[draw_i].index, buf[draw_i].t),
+            anchor_at=Mark(a.index, a.t),
+            handedness=self.handedness,
+            bow_y=float(np.median(bow_ys)) if bow_ys else 0.0,
+            mid_at=Mark(buf[mid_i].index, buf[mid_i].t),
+            set_span=_span(buf[draw_i]),
+            set_motion=set_motion,
+        )
+        self._shots += 1
+        self._raised = None
+        self._state = TrackerState.HOLD
+        self._run = {"right": -1, "left": -1}
+
+    def _draw_goes_on(self) -> int | None:
+        """Position in the buffer where the span is growing again the way it does in a draw, not in a hold:
+        the anchor was taken too early (bystander: MediaPipe puts the draw hand at the face during the set,
+        then the real draw follows). A release is not mistaken for this: its jump opens a candidate first."""
+        buf, s = self._buf, self._shot
+        i = _newest_judged(buf, P.deriv_half_s)
+        if not _rate(buf, i, _span) > P.anchor_span_speed_sw_s:
+            s.growing_since = None
+            return None
+        if s.growing_since is None:
+            s.growing_since = buf[i].index
+        start = self._find(s.growing_since)
+        if start is None or buf[i].t - buf[start].t < P.redraw_s - 1e-6:
+            return None
+        return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
+
+    def _hold(self) -> list[ShotPhases]:
+        s = self._shot
+        if self._state is TrackerState.CANDIDATE:
+            return self._candidate()
+        f = self._buf[-1]
+        bow = f.wrists(s.handedness)[0]
+        if not np.isnan(bow[1]) and bow[1] > max(P.let_down_below_sw, s.bow_y + P.let_down_drop_sw):
+            self._let_down(f, "let_down")
+            return []
+        if not s.refined and f.t - s.anchor_at.t >= P.anchor_refine_after_s:
+            refine_anchor(self._buf, s, f.t)
+        redraw = self._draw_goes_on()
+        if redraw is not None:
+            # Start the shot again from here: its anchor is refined forward from this frame at the release,
+            # and its set is looked for again before it. Waiting for a fresh still anchor instead would lose
+            # shots whose hold MediaPipe folds.
+            self._shots -= 1
+            self._start_shot(redraw, s.handedness)
+            return []
+        if self._release.open(s):
+            self._state = TrackerState.CANDIDATE
+            return self._candidate()
+        return []
+
+    def _candidate(self) -> list[ShotPhases]:
+        released = self._release.judge(self._shot)
+        if released:
+            refine_anchor(self._buf, self._shot, self._shot.release_at.t)
+            self._state = TrackerState.FOLLOW
+        elif released is not None:
+            self._state = TrackerState.HOLD
+        return []
+
+    def _follow(self) -> list[ShotPhases]:
+        s = self._shot
+        f = self._buf[-1]
+        after = f.t - s.release_at.t
+        bow = f.wrists(self.handedness)[0]
+        lowered = np.isnan(bow[1]) or bow[1] > max(P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw)
+        if after >= P.follow_max_s - 1e-6 or (after >= P.follow_min_s - 1e-6 and lowered):
+            return [self._close(f)]
+        return []
+
+    def _close(self, end: TrackFrame) -> ShotPhases:
+        """The shot, released, ends at `end` (its follow-through over, or the video's end)."""
+        s = self._shot
+        rel = s.release_at
+        refine_anchor(self._buf, s, rel.t)
+        out = ShotPhases(
+            index=s.index,
+            raise_start_frame=s.raise_at.frame,
+            draw_start_frame=s.draw_at.frame,
+            anchor_frame=s.anchor_at.frame,
+            release_frame=rel.frame,
+            end_frame=end.index,
+            raise_start_ms=s.raise_at.t * 1000.0,
+            draw_start_ms=s.draw_at.t * 1000.0,
+            anchor_ms=s.anchor_at.t * 1000.0,
+            release_ms=rel.t * 1000.0,
+            end_ms=end.t * 1000.0,
+            complete=True,
+            handedness=s.handedness,
+            hold_start_frame=s.anchor_at.frame,
+            follow_start_frame=None,
+            hand_stayed=s.hand_stayed,
+            release_confidence=s.release_conf,
+            release_evidence=() if s.evidence is None else s.evidence.agreed,
+            marks_confidence={"draw_start": s.draw_conf, "anchor": s.anchor_conf},
+        )
+        times = {g.index: g.t for g in self._buf}
+        w = out.windows(times.get)
+        out.hold_start_frame = min(w["hold"][0], end.index)
+        out.follow_start_frame = min(w["follow_through"][0], end.index)
+        self._end_shot(end)
+        return out
+
+    def _let_down(self, end: TrackFrame, reason: str) -> None:
+        s = self._shot
+        self.let_downs.append(LetDown(s.anchor_at.frame, end.index, s.anchor_at.t, end.t, reason))
+        self._end_shot(end)
+
+    def _end_shot(self, end: TrackFrame) -> None:
+        self._shot = None
+        self._state = TrackerState.SEEK
+        self._floor_index = end.index
+        self._watching = False
+
+    def _find(self, index: int) -> int | None:
+        return find(self._buf, index)
+
+    def _live_phase(self) -> Phase:
+        f = self._last
+        if self._state is TrackerState.SEEK:
+            for side in self._sides():
+                bow, draw = f.wrists(side)
+                if np.isnan(bow[1]):
+                    continue
+                if bow[1] < P.raise_level_below_sw:
+                    return Phase.DRAW if not np.isnan(draw[0]) and _dist(bow, draw) > 1.0 else Phase.RAISE
+            return Phase.SETUP
+        s = self._shot
+        if self._state is TrackerState.HOLD:
+            return Phase.FULL_DRAW if f.t - s.anchor_at.t < FULL_DRAW_S else Phase.HOLD
+        if self._state is TrackerState.CANDIDATE:
+            return Phase.RELEASE
+        return Phase.RELEASE if f.t - s.release_at.t < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
+
+
+def detect_handedness(bodies: Iterable[Body]) -> str | None:
+    """'right' or 'left' from which hand goes to the face at anchor (the other arm extended); None if no
+    anchor is ever seen. Feet are never used: stance says nothing reliable about the bow hand."""
+    tracker = PhaseTracker()
+    for b in bodies:
+        tracker.push(b)
+        if tracker.handedness is not None:
+            return tracker.handedness
+    return None
+
+
+def track_shots(bodies: Iterable[Body], handedness: str | None = None) -> list[ShotPhases]:
+    """Every shot of a whole recording (re-analysis and tests)."""
+    tracker = PhaseTracker(handedness)
+    out: list[ShotPhases] = []
+    for b in bodies:
+        out += tracker.push(b).completed
+    return out + tracker.finish()
