@@ -161,7 +161,11 @@ class UpperBodyGuard:
 class Despiker:
     """Centred Hampel-style despike for recorded video: a point farther than `spike` body units from the
     median of its ±k-frame window is replaced by that median. A monotone move (a release) is its own
-    median and passes unchanged; a 1-3 frame jump or wrist swap does not. Delays its output by k frames."""
+    median and passes unchanged; a 1-3 frame jump or wrist swap does not. Delays its output by k frames.
+
+    The window is always centred on the frame judged: at the ends of the video it shrinks to the frames on
+    both sides. A move in the last frames of a clip (a release 3 frames before the end) cannot be seen to come
+    back, so it is not a spike; a one-sided window would put it back at the anchor."""
 
     def __init__(self, k: int = 3, spike: float = 0.3):
         self.k = k
@@ -186,9 +190,10 @@ class Despiker:
 
     def _centre(self, c: int) -> np.ndarray:
         x, scale = self._win[c]
-        if len(self._win) < 3 or math.isnan(scale):
+        r = min(c, len(self._win) - 1 - c, self.k)
+        if r < 1 or math.isnan(scale):
             return x
-        stack = np.stack([w for w, _ in self._win])
+        stack = np.stack([self._win[j][0] for j in range(c - r, c + r + 1)])
         # NaN-aware median without np.nanmedian (slow on small windows): NaN sorts last.
         srt = np.sort(stack, axis=0)
         n_ok = (~np.isnan(stack)).sum(axis=0)

@@ -86,3 +86,26 @@ def test_smooth_track_by_name():
         assert smooth_track(xy, t, 30.0, name).shape == xy.shape
     with pytest.raises(KeyError):
         smooth_track(xy, t, 30.0, "kalman")
+
+
+def _despike(track: list[float], k: int = 3) -> list[float]:
+    from coach.filters import Despiker
+
+    d = Despiker(k=k, spike=0.3)
+    out = []
+    for x in track:
+        r = d.push(np.array([[x, 0.0]]), 1.0)
+        if r is not None:
+            out.append(float(r[0, 0]))
+    return out + [float(r[0, 0]) for r in d.flush()]
+
+
+def test_despiker_takes_out_a_jump_that_comes_back():
+    out = _despike([0.0] * 10 + [2.0, 2.0] + [0.0] * 10)
+    assert max(out) == 0.0 and len(out) == 22
+
+
+def test_despiker_keeps_a_move_at_the_end_of_the_video():
+    """A release three frames before the clip ends cannot be seen to come back: it is not a spike."""
+    out = _despike([0.0] * 10 + [1.0, 2.0, 3.0])
+    assert out[-3:] == [1.0, 2.0, 3.0]

@@ -1,0 +1,71 @@
+"""The same shot filmed another way, on a pose track: mirrored (a front camera), at half the frame rate, cropped
+to the upper body. Metamorphic tests and `benchmarks/metamorphic.py` run the analysis on a track and on its
+transform and expect the same shots, releases and verdicts (or a shot said to be uncertain), never a different
+fault. Pure functions: a new PoseTrack out, the input untouched."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .landmarks import NAMES
+from .pose_frame import PoseFrame, PoseTrack
+
+# Each landmark's mirror image: left_* <-> right_*, the rest (nose) itself.
+_MIRROR = np.array(
+    [NAMES.index(n.replace("left_", "right_") if "left_" in n else n.replace("right_", "left_")) for n in NAMES]
+)
+
+
+def mirror(track: PoseTrack) -> PoseTrack:
+    """The video flipped left to right: a right-handed archer becomes a left-handed one. The pose model names
+    body parts by the body, so the flipped person's left hand is the one on the other side: points swap names."""
+    frames = []
+    for f in track.frames:
+        lm = None
+        if f.landmarks is not None:
+            lm = f.landmarks[_MIRROR].copy()
+            lm[:, 0] = 1.0 - lm[:, 0]
+        world = None
+        if f.world is not None:
+            world = f.world[_MIRROR].copy()
+            world[:, 0] = -world[:, 0]
+        frames.append(PoseFrame(f.index, f.t_ms, lm, world))
+    return replace(track, frames=frames, source=f"{track.source} (mirrored)")
+
+
+def half_rate(track: PoseTrack) -> PoseTrack:
+    """Every other frame, renumbered, at half the frame rate: frame i of the result is frame 2i of the input."""
+    frames = [PoseFrame(f.index // 2, f.t_ms, f.landmarks, f.world) for f in track.frames if f.index % 2 == 0]
+    return replace(track, fps=track.fps / 2, frames=frames, source=f"{track.source} (half rate)")
+
+
+def crop(track: PoseTrack, x0: float, y0: float, x1: float, y1: float) -> PoseTrack:
+    """The picture cut to the box (x0, y0)-(x1, y1) in normalised coordinates: points are re-normalised to it
+    and those outside it become unseen (visibility 0), as a pose model would report them."""
+    w, h = x1 - x0, y1 - y0
+    frames = []
+    for f in track.frames:
+        lm = None
+        if f.landmarks is not None:
+            lm = f.landmarks.copy()
+            lm[:, 0] = (lm[:, 0] - x0) / w
+            lm[:, 1] = (lm[:, 1] - y0) / h
+            outside = (lm[:, 0] < 0) | (lm[:, 0] > 1) | (lm[:, 1] < 0) | (lm[:, 1] > 1)
+            lm[outside, 3] = 0.0
+        frames.append(PoseFrame(f.index, f.t_ms, lm, f.world))
+    width, height = max(1, round(track.width * w)), max(1, round(track.height * h))
+    return replace(track, width=width, height=height, frames=frames, source=f"{track.source} (cropped)")
+
+
+def upper_body_box(track: PoseTrack, margin: float = 0.15) -> tuple[float, float, float, float]:
+    """A crop box from the top of the picture to just below the hips over the whole track: the picture a
+    close camera gives (legs and feet out of frame)."""
+    hips = [
+        max(f.landmarks[NAMES.index("left_hip"), 1], f.landmarks[NAMES.index("right_hip"), 1])
+        for f in track.frames
+        if f.landmarks is not None
+    ]
+    bottom = min(1.0, float(np.median(hips)) + margin) if hips else 1.0
+    return 0.0, 0.0, 1.0, bottom
