@@ -26,6 +26,9 @@ class ShotPlan:
     draw_start: int
     anchor: int
     release: int | None  # None: the video ends before the release
+    travel: float = 1.0  # share of the usual follow-through distance (0.65 U) the draw hand flies back
+    bow_drop_px: float = 0.0  # how far the bow hand falls at the release (a thumb archer's bow arm drops)
+    twitch: int | None = None  # a frame in the hold where the draw hand twitches back 0.2 U and returns
 
 
 def _ease(u: float) -> float:
@@ -66,9 +69,15 @@ def _wrists(frame: int, plan: ShotPlan) -> tuple[np.ndarray, np.ndarray]:
     if f <= plan.anchor:
         return BOW_UP, _lerp(DRAW_SET, ANCHOR, _ease((f - plan.draw_start) / draw_len))
     if plan.release is None or f < plan.release:
+        if plan.twitch is not None and 0 <= f - plan.twitch < 5:
+            return BOW_UP, ANCHOR + [-20 * math.sin(math.pi * (f - plan.twitch) / 5), 0]
         return BOW_UP, ANCHOR
     after_s = (f - (plan.release - 1)) / FPS
-    draw = _lerp(ANCHOR, FOLLOW, _ease_out(after_s / 0.15))
+    draw = _lerp(ANCHOR, ANCHOR + (FOLLOW - ANCHOR) * plan.travel, _ease_out(after_s / 0.15))
+    if plan.bow_drop_px:
+        bow = BOW_UP + [0, plan.bow_drop_px * _ease_out(after_s / 0.15)]
+        down = _ease((after_s - 1.0) / 0.8)
+        return _lerp(bow, BOW_REST, down), _lerp(draw, DRAW_REST, down)
     # Follow-through held for a second, then both arms come down.
     down = _ease((after_s - 1.0) / 0.8)
     return _lerp(BOW_UP, BOW_REST, down), _lerp(draw, DRAW_REST, down)
@@ -274,3 +283,28 @@ def test_one_definition_of_the_phase_windows() -> None:
     stored = {k: getattr(shot, k) for k in ("raise_start_frame", "draw_start_frame", "anchor_frame")}
     stored |= {"release_frame": shot.release_frame, "end_frame": shot.end_frame}
     assert shot_phase_windows(stored, FPS) == w
+
+
+# A thumb-ring archer: the draw hand springs back only ~0.25 U and the bow arm drops as the string leaves.
+THUMB = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160, travel=0.38, bow_drop_px=30)
+
+
+def test_thumb_release_short_travel_with_the_bow_arm_dropping() -> None:
+    (shot,) = run(make_track([THUMB], 260))
+    assert abs(shot.release_frame - THUMB.release) <= 1, shot
+    assert "bow_arm" in shot.release_evidence and shot.release_confidence >= 0.5
+
+
+@pytest.mark.parametrize("after", [3, 6])
+def test_clip_ending_just_after_a_thumb_release(after: int) -> None:
+    """The video stops a few frames after the release: still a complete shot, its release found."""
+    (shot,) = run(make_track([THUMB], THUMB.release + after))
+    assert abs(shot.release_frame - THUMB.release) <= 1, shot
+    assert shot.end_frame == THUMB.release + after - 1
+
+
+def test_a_twitch_in_the_hold_is_no_release() -> None:
+    """The hand flicks back 0.2 U and returns, the bow arm still: one shot, released where it was."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=200, twitch=130)
+    (shot,) = run(make_track([plan], 300))
+    assert abs(shot.release_frame - plan.release) <= 1, shot

@@ -140,11 +140,16 @@ class ReleaseWatch:
 
     def accept_at_end(self, shot: OpenShot) -> bool:
         """The video ended inside the confirmation window (real02: 4 frames after the release): a hand still
-        leaving the anchor at the last frame is taken as a release, likely but not certain."""
-        if shot.cand is None or not self._candidate_moving_away(shot):
+        leaving the anchor at the last frame, or what the frames there were already say (a thumb release's
+        short travel with the bow arm dropping), is taken as a release, likely but not certain."""
+        if shot.cand is None:
             return False
         ds = self._cand_dists(shot)
-        self._accept_release(shot, ds, shot.cand.confirm_sw, self._release_evidence(shot, ds), P.release_at_end_conf)
+        ev = self._release_evidence(shot, ds, cut=True)
+        away = [i for i, d in ds if d >= shot.cand.confirm_sw / 2]
+        if not (self._candidate_moving_away(shot) or (ev.released and self._went_back(shot, away))):
+            return False
+        self._accept_release(shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
         return True
 
     def _hold_ref(self, shot: OpenShot, before_t: float) -> np.ndarray | None:
@@ -198,13 +203,14 @@ class ReleaseWatch:
         spans = [sp for sp in map(_span, self._recent_hold(shot, before_t)) if not math.isnan(sp)]
         return float(np.median(spans)) if spans else math.nan
 
-    def _release_evidence(self, shot: OpenShot, ds: list[tuple[int, float]]) -> ReleaseEvidence:
+    def _release_evidence(self, shot: OpenShot, ds: list[tuple[int, float]], cut: bool = False) -> ReleaseEvidence:
         """Each signal as a share of what makes it sure: the hand and the span over the later half of the
         confirmation window (by then a release is well away, a twitch is back); the bow arm's drop at its
         deepest in the window (it falls at the release, then may be held up again), the second-deepest
-        frame so that one glitch does not count."""
+        frame so that one glitch does not count. A window `cut` short by the end of the video is judged on
+        the frames after the jump that it has."""
         c = shot.cand
-        t_late = c.t + P.release_confirm_s / 2
+        t_late = c.t + (P.release_confirm_s / 2 if not cut else 1e-3)
         late = [d for i, d in ds if self._buf[i].t >= t_late - 1e-6]
         window = [g for g in self._buf if g.index >= c.index]
         hand = float(np.median(late)) / c.confirm_sw if late else 0.0
