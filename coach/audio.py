@@ -29,7 +29,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,6 +67,14 @@ EARLIER_SHARE = 0.35  # an earlier onset at least this share of the best score w
 IMPACT_MIN_S, IMPACT_MAX_S = 0.2, 2.0  # the arrow is heard hitting this long after the release
 IMPACT_RISE_MIN = 0.8  # ... as a sharp onset at least 8 dB above the level before it
 ONSET_SLACK_S = 0.002  # an onset this close before a frame's timestamp belongs to that frame
+# Phone video often carries its sound late or early against the picture (real06: 2.5 frames late). The offset is
+# learnt from the session's own shots whose release the pose saw clearly (the hand seen jumping, confidence at
+# least OFFSET_LEARN_CONF), once OFFSET_MIN_SHOTS of them agree within OFFSET_AGREE_S, and is taken off every
+# onset after that; with fewer, or shots that disagree, no offset is assumed rather than a wrong one.
+OFFSET_LEARN_CONF = 0.8
+OFFSET_MIN_SHOTS = 2
+OFFSET_AGREE_S = 0.05
+OFFSET_MAX_S = 0.2
 
 
 @dataclass(slots=True)
@@ -538,13 +546,17 @@ def refine_release(
     fps: float,
     window_s: float = WINDOW_S,
     frame_times: FrameTimes | None = None,
+    offset_s: float = 0.0,
 ) -> ShotPhases:
     """`sp` with its release moved to the frame during which the string was heard (`release_source` "sound+pose")
     and `flight_time_s` set where the impact was heard; `sp` itself when no onset fits. The new release
     frame's time lies within `window_s` of the pose release, after the anchor and before the end; only for a
-    shot whose hand the pose saw stay at the face (`hand_stayed`) may it go back as far as the anchor."""
+    shot whose hand the pose saw stay at the face (`hand_stayed`) may it go back as far as the anchor.
+    `offset_s`: how late the sound runs against the picture (`AvOffset`); onsets are moved back by it."""
     if sp.release_frame is None or not onsets:
         return sp
+    if offset_s:
+        onsets = [replace(o, t_s=o.t_s - offset_s) for o in onsets]
     t_of = _time_fn(frame_times, fps)
     t_pose = t_of(sp.release_frame)
     if t_pose is None:
@@ -597,12 +609,15 @@ class AudioCues:
     envelope: Envelope
     onsets: list[Onset]
     info: AudioInfo | None = None
+    offset: AvOffset = field(default_factory=lambda: AvOffset())
 
     def refiner(self, fps: float, window_s: float = WINDOW_S) -> Callable[[ShotPhases, FrameTimes], ShotPhases]:
-        """The Analyzer's `release_refiner`: (ShotPhases, frame times) -> ShotPhases."""
+        """The Analyzer's `release_refiner`: (ShotPhases, frame times) -> ShotPhases. Each shot the pose saw
+        clearly also teaches the sound's offset against the picture, used from then on."""
 
         def refine(sp: ShotPhases, frame_times: FrameTimes) -> ShotPhases:
-            return refine_release(sp, self.onsets, fps, window_s, frame_times)
+            self.offset.learn(sp, self.onsets, _time_fn(frame_times, fps), window_s)
+            return refine_release(sp, self.onsets, fps, window_s, frame_times, self.offset.seconds)
 
         return refine
 
@@ -611,8 +626,35 @@ class AudioCues:
         return {
             "onsets": len(self.onsets),
             "sharp_onsets": sum(o.sharp for o in self.onsets),
+            "av_offset_s": round(self.offset.seconds, 4),
             **({"sample_rate": t.rate, "start_offset_s": round(t.start_s, 4)} if t else {}),
         }
+
+
+@dataclass(slots=True)
+class AvOffset:
+    """How late the sound runs against the picture (s; negative: early), learnt from the session's shots."""
+
+    seen: list[float] = field(default_factory=list)  # onset - pose release of each clearly seen release
+
+    def learn(self, sp: ShotPhases, onsets: Sequence[Onset], t_of: Callable[[int], float | None], window_s: float):
+        clear = sp.release_confidence >= OFFSET_LEARN_CONF and "draw_hand" in sp.release_evidence
+        if sp.release_frame is None or sp.hand_stayed or not clear:
+            return
+        t_pose = t_of(sp.release_frame)
+        rel = None if t_pose is None else pick_release(onsets, t_pose + self.seconds, window_s)
+        if rel is not None:
+            self.seen.append(rel.t_s - t_pose)
+
+    @property
+    def seconds(self) -> float:
+        if len(self.seen) < OFFSET_MIN_SHOTS:
+            return 0.0
+        mid = float(np.median(self.seen))
+        agree = [d for d in self.seen if abs(d - mid) <= OFFSET_AGREE_S]
+        if len(agree) < OFFSET_MIN_SHOTS or 2 * len(agree) <= len(self.seen):
+            return 0.0
+        return float(np.clip(np.median(agree), -OFFSET_MAX_S, OFFSET_MAX_S))
 
 
 def audio_cues(path: str | os.PathLike) -> AudioCues | None:

@@ -262,3 +262,37 @@ def test_real05_pose_track_refined_by_its_sound() -> None:
     assert s.release_source == "sound+pose"
     assert abs(s.release_frame - labels["shots"][0]["release_frame"]) <= 1
     assert report.to_json()["shots"][0]["release_source"] == "sound+pose"
+
+
+def _clear(release: int) -> ShotPhases:
+    """A shot whose release the pose saw clearly: the hand seen jumping."""
+    s = shot(release, anchor=release - 40, end=release + 40)
+    s.release_confidence, s.release_evidence = 0.9, ("draw_hand", "span")
+    return s
+
+
+def test_sound_offset_against_the_picture_is_learnt_from_the_session() -> None:
+    """A phone's sound running 3 frames late: the first two clear releases teach the offset, so the third
+    shot's release is timed by its crack less the offset, not 3 frames late; with one shot none is assumed."""
+    from coach.audio import AudioCues, Envelope, Onset
+
+    lag = 3 / FPS
+    releases = [100, 300, 500]
+    onsets = [Onset(r / FPS + lag, rise=1.5, peak=-1.0, decay=0.9, z=12.0, broadband=True) for r in releases]
+    cues = AudioCues(Envelope(np.zeros(1), 0.005, 0.0), onsets)
+    refine = cues.refiner(FPS)
+    first = refine(_clear(releases[0]), {})
+    assert first.release_frame == releases[0] + 3  # nothing learnt yet: the sound is taken as it is
+    refine(_clear(releases[1]), {})
+    assert cues.offset.seconds == pytest.approx(lag, abs=1e-6)
+    third = refine(_clear(releases[2] + 2), {})  # the pose 2 frames late; the crack, less its lag, is exact
+    assert third.release_frame == releases[2] and "sound" in third.release_evidence
+    assert cues.summary()["av_offset_s"] == pytest.approx(lag, abs=1e-3)
+
+
+def test_no_offset_from_shots_that_disagree() -> None:
+    from coach.audio import AvOffset
+
+    off = AvOffset([0.1, -0.08, 0.02])
+    assert off.seconds == 0.0
+    assert AvOffset([0.1]).seconds == 0.0
