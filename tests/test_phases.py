@@ -29,6 +29,7 @@ class ShotPlan:
     travel: float = 1.0  # share of the usual follow-through distance (0.65 U) the draw hand flies back
     bow_drop_px: float = 0.0  # how far the bow hand falls at the release (a thumb archer's bow arm drops)
     twitch: int | None = None  # a frame in the hold where the draw hand twitches back 0.2 U and returns
+    let_down: int | None = None  # from this frame the archer lets the string forward and comes down unshot
 
 
 def _ease(u: float) -> float:
@@ -68,6 +69,11 @@ def _wrists(frame: int, plan: ShotPlan) -> tuple[np.ndarray, np.ndarray]:
         return _lerp(BOW_REST, BOW_UP, u), _lerp(DRAW_REST, DRAW_SET, u)
     if f <= plan.anchor:
         return BOW_UP, _lerp(DRAW_SET, ANCHOR, _ease((f - plan.draw_start) / draw_len))
+    if plan.let_down is not None and f >= plan.let_down:
+        # The string eased forward to the set (0.6 s), then both arms come down (0.8 s).
+        s = (f - plan.let_down) / FPS
+        forward, down = _ease(s / 0.6), _ease((s - 0.6) / 0.8)
+        return _lerp(BOW_UP, BOW_REST, down), _lerp(_lerp(ANCHOR, DRAW_SET, forward), DRAW_REST, down)
     if plan.release is None or f < plan.release:
         if plan.twitch is not None and 0 <= f - plan.twitch < 5:
             return BOW_UP, ANCHOR + [-20 * math.sin(math.pi * (f - plan.twitch) / 5), 0]
@@ -308,3 +314,13 @@ def test_a_twitch_in_the_hold_is_no_release() -> None:
     plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=200, twitch=130)
     (shot,) = run(make_track([plan], 300))
     assert abs(shot.release_frame - plan.release) <= 1, shot
+
+
+def test_a_let_down_is_no_shot() -> None:
+    """Full draw, then the string let forward and both arms down, no arrow: a let-down in the notes, no shot."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=None, let_down=170)
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(make_track([plan], 300)) for s in tracker.push(b).completed]
+    assert shots + tracker.finish() == []
+    (let_down,) = tracker.let_downs
+    assert let_down.reason == "let_down" and plan.let_down < let_down.end_frame < 300

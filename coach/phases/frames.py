@@ -41,6 +41,9 @@ class TrackFrame:
     def raw_draw(self, handedness: str) -> np.ndarray:
         return self.raw_rw if handedness == "right" else self.raw_lw
 
+    def raw_bow(self, handedness: str) -> np.ndarray:
+        return self.raw_lw if handedness == "right" else self.raw_rw
+
 
 def _unit(body: Body) -> float:
     sw = body.sw if body.sw > 0 else math.nan
@@ -119,9 +122,11 @@ def _face_dist(f: TrackFrame, p: np.ndarray) -> float:
     return math.nan if np.isnan(d).all() else float(np.nanmin(d))
 
 
-def _ahead(f: TrackFrame, handedness: str) -> float:
-    """How far the draw wrist is in front of the nose, towards the bow hand (negative: behind the face)."""
-    bow, draw = f.wrists(handedness)
+def _ahead(f: TrackFrame, handedness: str, draw: np.ndarray | None = None) -> float:
+    """How far the draw wrist (or the point `draw`) is in front of the nose, towards the bow hand (negative:
+    behind the face)."""
+    bow = f.wrists(handedness)[0]
+    draw = f.wrists(handedness)[1] if draw is None else draw
     v = bow - f.nose
     n = math.hypot(v[0], v[1])
     return math.nan if not n > 0 else float((draw - f.nose) @ v) / n

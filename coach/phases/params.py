@@ -96,6 +96,10 @@ class TrackerParams:
 
     # --- release (release.py)
     release_speed_sw_s: float = 1.5  # rules brief: the draw wrist's speed jumps above this at the release
+    # A release leaves from the face: the hand held no further than this in front of the nose, towards the bow
+    # (at the anchor it is 0.2-0.7 behind face-on, level down-line; the set is 0.3-1.4 in front). A hand that
+    # has come forward off the face (the string let forward in a let-down) has nothing left to release.
+    release_from_ahead_max_sw: float = 0.3
     release_start_sw: float = 0.15  # ... and it has started to leave the anchor position
     release_confirm_s: float = 0.3  # a hold twitch comes back to the face within this time; a release does not
     # Late in that window the hand is at least this far from the anchor (or lost), and farther than
@@ -104,6 +108,13 @@ class TrackerParams:
     release_confirm_sw: float = 0.35
     release_jitter_factor: float = 1.5
     release_back_min_cos: float = -0.5
+    # ... or within 60 deg of straight back when only the bow arm opened the window (its hand did not jump):
+    # a thumb release springs back along the arrow; an archer settling into aim lowers both arms together
+    # (real05: the hand 0.14 U down with the bow arm, 0.02 U back).
+    release_back_by_bow_min_cos: float = 0.5
+    # The bow arm falling opens a window only once the archer has been at full draw this long: in the first
+    # second the arms settle into aim, the bow arm lowering onto the target (real05, 0.5 U in 0.3 s).
+    bow_fall_after_s: float = 1.0
     release_end_glitch_frames: int = 2  # near frames at the very end of the window ignored as glitches
     release_near_run_frames: int = 2  # inside it, this many near frames in a row: the hand was back at the anchor
     release_end_min_sw: float = 0.2  # a release cut off by the end of the video has left the anchor by this much
@@ -138,6 +149,11 @@ class TrackerParams:
     # anchor (a low bow arm is not a let-down): the archer came down without shooting.
     let_down_below_sw: float = 0.9
     let_down_drop_sw: float = 0.6
+    # ... or the string was let forward: the span closed by this much from the anchor's for this long. A
+    # release never closes the span (the hand flies back, the bow arm drops or rolls forward); MediaPipe
+    # misplacing a wrist closes it for up to 0.7 s (clean_rh_3shots, just before shot 3's release).
+    let_down_span_close_sw: float = 0.6
+    let_down_confirm_s: float = 1.0
     lowered_drop_sw: float = 0.5  # follow-through: the bow arm is down when this far below its anchor height
     follow_min_s: float = 0.5  # rules brief: the follow-through lasts 0.5-1.5 s
     follow_max_s: float = 1.5

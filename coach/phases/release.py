@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import TrackFrame, _dist, _nan_low, _span, find
+from .frames import TrackFrame, _ahead, _dist, _nan_low, _span, find
 from .params import P
 from .state import Candidate, Mark, OpenShot, ReleaseEvidence
 
@@ -73,6 +73,22 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     return onset
 
 
+def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min_speed: float) -> int:
+    """The first frame the bow wrist fell at the release: from its fastest fall (raw points) between the
+    candidate and now, walked back over steps that all fall faster than `min_speed`, no further back than
+    P.release_onset_back_s before the candidate."""
+
+    def fall(i: int) -> float:
+        a, b = buf[i - 1].raw_bow(handedness), buf[i].raw_bow(handedness)
+        dt = buf[i].t - buf[i - 1].t
+        return (b[1] - a[1]) / dt if dt > 0 and not (np.isnan(a[1]) or np.isnan(b[1])) else -math.inf
+
+    i = max(range(max(cand_i, 1), len(buf)), key=fall, default=cand_i)
+    while i > 1 and buf[cand_i].t - buf[i - 1].t <= P.release_onset_back_s + 1e-6 and fall(i - 1) > min_speed:
+        i -= 1
+    return i - 1 if fall(i) > min_speed else i
+
+
 def _peak_step_speed(buf: Sequence[TrackFrame], jump_i: int, handedness: str) -> float:
     """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to P.release_onset_back_s later."""
     peak = 0.0
@@ -93,22 +109,20 @@ class ReleaseWatch:
         self._buf = buf
 
     def open(self, shot: OpenShot) -> bool:
-        """A candidate at the newest frame when the draw hand jumps away from where it held: fast, and already
-        off the anchor position."""
+        """A candidate at the newest frame when the draw hand jumps away from where it held (fast, and already
+        off the anchor position), or the bow arm falls fast from where it held (a thumb release whose hand
+        springs back too little to trigger)."""
         buf = self._buf
         f = buf[-1]
-        draw = f.wrists(shot.handedness)[1]
-        if len(buf) < 2 or np.isnan(draw[0]):
-            return False
-        prev = buf[-2]
-        pd = prev.wrists(shot.handedness)[1]
-        dt = f.t - prev.t
-        if np.isnan(pd[0]) or dt <= 0 or _dist(draw, pd) / dt < P.release_speed_sw_s:
-            return False
-        ref = self._hold_ref(shot, f.t - P.hold_ref_gap_s)
-        if ref is None or _dist(draw, ref) < P.release_start_sw:
+        if len(buf) < 2 or f.t <= buf[-2].t:
             return False
         before = f.t - P.hold_ref_gap_s
+        ref = self._hold_ref(shot, before)
+        if ref is None or self._off_the_face(shot, before):
+            return False
+        jumped = self._hand_jumped(shot, ref)
+        if not (jumped or self._bow_fell(shot, before)):
+            return False
         thr = max(P.release_confirm_sw, P.release_jitter_factor * self._hold_jitter(shot, before))
         bow_ref, bow_stray_y = self._bow_hold(shot, before)
         shot.cand = Candidate(
@@ -120,8 +134,32 @@ class ReleaseWatch:
             bow_ref,
             max(P.release_bow_drop_sw, P.release_bow_jitter_factor * bow_stray_y),
             self._hold_span(shot, before),
+            by_bow=not jumped,
         )
         return True
+
+    def _off_the_face(self, shot: OpenShot, before_t: float) -> bool:
+        """A release leaves from the face: a hand held in front of it through the recent hold (the string let
+        forward in a let-down) has nothing left to release. Too few frames seen there (MediaPipe lost the
+        body) tell nothing."""
+        ahead = [_ahead(g, shot.handedness) for g in self._recent_hold(shot, before_t)]
+        ahead = [a for a in ahead if not math.isnan(a)]
+        return len(ahead) >= 3 and float(np.median(ahead)) >= P.release_from_ahead_max_sw
+
+    def _hand_jumped(self, shot: OpenShot, ref: np.ndarray) -> bool:
+        a, b, side = self._buf[-2], self._buf[-1], shot.handedness
+        draw, prev = b.wrists(side)[1], a.wrists(side)[1]
+        fast = _dist(draw, prev) / (b.t - a.t) >= P.release_speed_sw_s
+        return fast and _dist(draw, ref) >= P.release_start_sw
+
+    def _bow_fell(self, shot: OpenShot, before_t: float) -> bool:
+        a, b, side = self._buf[-2], self._buf[-1], shot.handedness
+        if b.t - shot.anchor_at.t < P.bow_fall_after_s:
+            return False
+        fall = (b.wrists(side)[0][1] - a.wrists(side)[0][1]) / (b.t - a.t)
+        bow_ref, _ = self._bow_hold(shot, before_t)
+        below = math.nan if bow_ref is None else b.wrists(side)[0][1] - bow_ref[1]
+        return fall >= P.release_speed_sw_s and below >= P.release_bow_drop_sw
 
     def judge(self, shot: OpenShot) -> bool | None:
         """None while the confirmation window is open; then True (released: the release is placed on the shot)
@@ -254,7 +292,7 @@ class ReleaseWatch:
             p = self._buf[i].wrists(shot.handedness)[1]
             d = _dist(p, c.ref)
             away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
-        return float(np.median(away)) > P.release_back_min_cos
+        return float(np.median(away)) > (P.release_back_by_bow_min_cos if c.by_bow else P.release_back_min_cos)
 
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was
@@ -300,6 +338,11 @@ class ReleaseWatch:
         jitter = _raw_hold_speed(buf, lo, t_c - P.hold_ref_gap_s, shot.handedness)
         min_speed = max(P.release_onset_speed_sw_s, P.release_onset_jitter_factor * jitter)
         on = _release_onset(buf, jump, shot.handedness, ref, min_speed)
+        if s.cand.by_bow and ev.bow_arm >= 1.0:
+            # The hand gave no clear jump (a thumb release springs back slowly): the string leaving moved both
+            # arms, and the bow arm's fall began at the release. Where the hand did jump, that is the release
+            # (a bow arm sagging in the last moments of the hold, real08, is not).
+            on = min(on, _bow_drop_onset(buf, find(buf, s.cand.index), shot.handedness, min_speed))
         anchor_pos = find(self._buf, s.anchor_at.frame)
         if anchor_pos is not None:
             on = max(on, anchor_pos + 1)

@@ -35,6 +35,9 @@ class Candidate:
     bow_ref: np.ndarray | None = None  # the bow wrist's position in the recent hold (median)
     bow_drop_sw: float = P.release_bow_drop_sw  # how far it must drop for the bow arm to agree
     span_ref: float = math.nan  # the span in the recent hold (median)
+    # Opened by the bow arm falling, the hand not having jumped: its slow departure must then be straight back
+    # along the arrow (a thumb release's spring-back), not down with the bow (real05 settling into aim).
+    by_bow: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -48,7 +51,10 @@ class ReleaseEvidence:
 
     @property
     def released(self) -> bool:
-        return self.draw_hand >= 1.0 or (self.draw_hand >= P.release_hand_part and self.bow_arm >= 1.0)
+        """The hand far from the anchor; or half as far with the bow arm dropping and the wrists not closing
+        (a let-down brings the string, and the draw hand with it, forward: the span closes)."""
+        weak = self.draw_hand >= P.release_hand_part and self.bow_arm >= 1.0 and self.span >= 0.0
+        return self.draw_hand >= 1.0 or weak
 
     @property
     def confidence(self) -> float:
@@ -72,6 +78,8 @@ class OpenShot:
     anchor_at: Mark
     handedness: str
     bow_y: float = 0.0  # the bow wrist's height at the anchor (U below the shoulder line)
+    anchor_span: float = math.nan  # the span at the anchor (median of the frames seen there)
+    closed_since: float | None = None  # when the span last closed by P.let_down_span_close_sw (s)
     mid_at: Mark = Mark(-1, 0.0)  # the middle of the draw (the anchor is refined forward from it)
     set_span: float = math.nan  # the span at the draw start
     set_motion: float = math.nan  # how fast the arms moved there (U/s): a set is a pause

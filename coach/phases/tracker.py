@@ -162,6 +162,7 @@ class PhaseTracker:
         a = buf[anchor_i]
         bow_ys = [g.wrists(self.handedness)[0][1] for g in buf[anchor_i:]]
         bow_ys = [y for y in bow_ys if not math.isnan(y)]
+        spans = [sp for sp in map(_span, buf[anchor_i:]) if not math.isnan(sp)]
         self._shot = OpenShot(
             index=self._shots,
             raise_at=Mark(buf[raise_i].index, buf[raise_i].t),
@@ -169,6 +170,7 @@ class PhaseTracker:
             anchor_at=Mark(a.index, a.t),
             handedness=self.handedness,
             bow_y=float(np.median(bow_ys)) if bow_ys else 0.0,
+            anchor_span=float(np.median(spans)) if spans else math.nan,
             mid_at=Mark(buf[mid_i].index, buf[mid_i].t),
             set_span=_span(buf[draw_i]),
             set_motion=set_motion,
@@ -199,8 +201,7 @@ class PhaseTracker:
         if self._state is TrackerState.CANDIDATE:
             return self._candidate()
         f = self._buf[-1]
-        bow = f.wrists(s.handedness)[0]
-        if not np.isnan(bow[1]) and bow[1] > max(P.let_down_below_sw, s.bow_y + P.let_down_drop_sw):
+        if self._let_down_seen(f):
             self._let_down(f, "let_down")
             return []
         if not s.refined and f.t - s.anchor_at.t >= P.anchor_refine_after_s:
@@ -217,6 +218,22 @@ class PhaseTracker:
             self._state = TrackerState.CANDIDATE
             return self._candidate()
         return []
+
+    def _let_down_seen(self, f: TrackFrame) -> bool:
+        """The archer came down without shooting: the bow arm well down from where it was at the anchor, or
+        the string let forward (the span closed) for P.let_down_confirm_s."""
+        s = self._shot
+        bow = f.wrists(s.handedness)[0]
+        if not np.isnan(bow[1]) and bow[1] > max(P.let_down_below_sw, s.bow_y + P.let_down_drop_sw):
+            return True
+        sp = _span(f)
+        if math.isnan(sp):
+            return False
+        if not sp < s.anchor_span - P.let_down_span_close_sw:
+            s.closed_since = None
+            return False
+        s.closed_since = f.t if s.closed_since is None else s.closed_since
+        return f.t - s.closed_since >= P.let_down_confirm_s - 1e-6
 
     def _candidate(self) -> list[ShotPhases]:
         released = self._release.judge(self._shot)
