@@ -65,7 +65,7 @@ class ShotSpec:
 
     faults: tuple[str, ...] = ()
     # Scale of the draw hand's spring-back after the release: 1 is the clean ~1.8 SW straight back; a
-    # traditional thumb-ring draw springs back only ~0.25 SW (0.14).
+    # traditional thumb-ring draw springs back only ~0.3 SW (0.14).
     release_travel: float = 1.0
     bow_drop_deg: float = 0.0  # the bow arm drops this far (elevation, degrees) just after the release
     hold_s: float | None = None  # hold length; default 1.5-1.8 s
