@@ -97,8 +97,11 @@ class VideoWriter:
         self.close()
 
 
-def read_frames(path: str | os.PathLike[str]):
-    """Yield decoded frames as BGR uint8 arrays, in presentation order."""
+def read_frames(path: str | os.PathLike[str], upright: bool = False):
+    """Yield decoded frames as BGR uint8 arrays, in presentation order. PyAV hands frames as stored; with
+    ``upright`` they are turned by the container's display matrix (a phone's portrait clip), as players do."""
     with av.open(str(path)) as container:
         for frame in container.decode(video=0):
-            yield frame.to_ndarray(format="bgr24")
+            img = frame.to_ndarray(format="bgr24")
+            k = int(round(getattr(frame, "rotation", 0) or 0)) // 90 % 4 if upright else 0
+            yield np.ascontiguousarray(np.rot90(img, k)) if k else img

@@ -237,5 +237,10 @@ def test_portrait_is_stored_turned_with_a_display_matrix(rendered) -> None:
     with FrameSource(mp4) as src:
         first = next(iter(src))
         assert (src.width, src.height) == (360, 640) and first.image.shape[:2] == (640, 360)
-    # Upright: turning the stored frame by the display matrix gives what FrameSource hands on.
+    # Upright: turning the stored frame by the display matrix gives what FrameSource hands on, and what
+    # coach.video_io.read_frames(upright=True) gives (used by coach.synth.fidelity).
     assert abs(cv2.rotate(raw, cv2.ROTATE_90_CLOCKWISE).astype(int) - first.image.astype(int)).mean() < 2.0
+    from coach.video_io import read_frames
+
+    turned = next(read_frames(mp4, upright=True))
+    assert turned.shape[:2] == (640, 360) and abs(turned.astype(int) - first.image.astype(int)).mean() < 2.0
