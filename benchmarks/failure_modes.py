@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from coach.pipeline import analyze_track, analyze_video  # noqa: E402
 from coach.pose_frame import load_posetrack, save_posetrack  # noqa: E402
 from coach.synth.scenarios import FAILURE_SCENARIOS  # noqa: E402
-from coach.synth.scoring import match_releases, rounded_track  # noqa: E402
+from coach.synth.scoring import match_releases, pose_errors, rounded_track  # noqa: E402
 
 WINDOW_S = 1.0  # a found release further than this from every true one is an extra shot
 
@@ -40,6 +40,24 @@ def render(name: str, out: Path) -> tuple[Path, dict]:
         print(f"rendering {name} ...", file=sys.stderr, flush=True)
         generate_clip(FAILURE_SCENARIOS[name], out)
     return mp4, json.loads(sidecar.read_text(encoding="utf-8"))
+
+
+def mediapipe_line(truth: dict, track) -> str:
+    """How MediaPipe read the archer: median body-joint error, the worst frame around each true release
+    (2 before to 10 after), the frames misread by more than 0.2 SW and those read facing away (sides swapped),
+    so that a tracker miss and a pose miss can be told apart."""
+    pe = pose_errors(track, truth["landmarks_2d"])
+    near = [
+        f"{pe.worst(range(r - 2, r + 11)):.2f}" for s in truth["shots"] if (r := s.get("release_frame")) is not None
+    ]
+
+    def spans(sp: list[tuple[int, int]]) -> str:
+        return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in sp) or "none"
+
+    return (
+        f"  MediaPipe: median error {pe.median():.3f} SW; worst near the release(s) {', '.join(near) or '-'} SW; "
+        f"misread (> 0.2 SW) at {spans(pe.misread_spans())}; sides swapped at {spans(pe.swapped_spans())}"
+    )
 
 
 def describe(name: str, truth: dict, report) -> str:
@@ -81,11 +99,13 @@ def main() -> int:
                 track = load_posetrack(args.tracks / f"{name}.pose.json.gz")
                 truth = {**track.meta["truth"]}
                 report = analyze_track(track)
+                extra = ""
             else:
                 mp4, truth = render(name, out)
                 pose = (args.pose or Path(tmp)) / f"{name}.pose.json.gz"
                 pose.parent.mkdir(parents=True, exist_ok=True)
                 report = analyze_video(mp4, save_pose=pose)
+                extra = mediapipe_line(truth, load_posetrack(pose))
                 if args.golden is not None:
                     args.golden.mkdir(parents=True, exist_ok=True)
                     note = (
@@ -96,6 +116,8 @@ def main() -> int:
                     track.source = f"{name}.mp4"
                     save_posetrack(track, args.golden / f"{name}.pose.json.gz")
             print(describe(name, truth, report) + f"  [{time.perf_counter() - t0:.0f} s]", flush=True)
+            if extra:
+                print(extra, flush=True)
     return 0
 
 

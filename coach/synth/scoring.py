@@ -57,3 +57,61 @@ def rounded_track(track: PoseTrack, truth: dict, note: str) -> PoseTrack:
         frames.append(PoseFrame(f.index, f.t_ms, lm, None))
     meta = {"note": note, "truth": truth_meta(truth)}
     return PoseTrack(track.fps, track.width, track.height, frames, source=track.source, model=track.model, meta=meta)
+
+
+BODY_JOINTS: tuple[int, ...] = (11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28)
+_SWAP = {11: 12, 12: 11, 13: 14, 14: 13, 15: 16, 16: 15, 23: 24, 24: 23, 25: 26, 26: 25, 27: 28, 28: 27}
+
+
+@dataclass
+class PoseErrors:
+    """MediaPipe's body joints against the rendered truth, per frame, in shoulder widths (truth's, per frame)."""
+
+    error_sw: np.ndarray  # (T,) median over the body joints; NaN where no person or no truth
+    swapped: np.ndarray  # (T,) bool: the archer read with left and right exchanged (facing away)
+
+    def median(self, frames: range | None = None) -> float:
+        e = self.error_sw if frames is None else self.error_sw[[i for i in frames if 0 <= i < len(self.error_sw)]]
+        e = e[np.isfinite(e)]
+        return float(np.median(e)) if len(e) else float("nan")
+
+    def worst(self, frames: range) -> float:
+        e = self.error_sw[[i for i in frames if 0 <= i < len(self.error_sw)]]
+        e = e[np.isfinite(e)]
+        return float(np.max(e)) if len(e) else float("nan")
+
+    def swapped_spans(self) -> list[tuple[int, int]]:
+        return _spans(self.swapped)
+
+    def misread_spans(self, over_sw: float = 0.2) -> list[tuple[int, int]]:
+        return _spans(np.nan_to_num(self.error_sw, nan=0.0) > over_sw)
+
+
+def _spans(mask: np.ndarray) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for i in np.flatnonzero(mask):
+        if spans and spans[-1][1] == i - 1:
+            spans[-1] = (spans[-1][0], int(i))
+        else:
+            spans.append((int(i), int(i)))
+    return spans
+
+
+def pose_errors(track: PoseTrack, landmarks_2d: list) -> PoseErrors:
+    xy, _, _ = track.xy_vis()
+    n = min(len(xy), len(landmarks_2d))
+    err = np.full(len(xy), np.nan)
+    swapped = np.zeros(len(xy), bool)
+    for i in range(n):
+        t = landmarks_2d[i]
+        if t[11] is None or t[12] is None or not np.isfinite(xy[i, 11, 0]):
+            continue
+        sw = float(np.hypot(t[11][0] - t[12][0], t[11][1] - t[12][1]))
+        if sw < 1.0:
+            continue
+        ks = [k for k in BODY_JOINTS if t[k] is not None]
+        same = [float(np.hypot(*(xy[i, k] - t[k]))) / sw for k in ks]
+        other = [float(np.hypot(*(xy[i, _SWAP[k]] - t[k]))) / sw for k in ks]
+        err[i] = np.median(same)
+        swapped[i] = np.median(other) < 0.5 * np.median(same) and np.median(same) > 0.3
+    return PoseErrors(err, swapped)
