@@ -26,6 +26,7 @@ class VideoWriter:
         fps: float,
         crf: int = 23,
         preset: str = "medium",
+        rotation: int = 0,
     ) -> None:
         if width % 2 or height % 2:
             # yuv420p subsamples chroma 2x2; odd sizes are rejected by libx264 or by browsers.
@@ -36,6 +37,7 @@ class VideoWriter:
         self.fps = fps
         self.crf = crf
         self.preset = preset
+        self.rotation = rotation  # display matrix, degrees counter-clockwise (a phone held upright: -90)
         self.frames_written = 0
         self._container: av.container.OutputContainer | None = None
         self._stream: av.video.stream.VideoStream | None = None
@@ -52,6 +54,11 @@ class VideoWriter:
         stream.pix_fmt = "yuv420p"
         # "high" profile + yuv420p plays in every mainstream browser; crf trades size for quality.
         stream.options = {"crf": str(self.crf), "preset": self.preset, "profile": "high"}
+        if self.rotation:
+            if not hasattr(stream, "set_display_rotation"):  # older PyAV
+                container.close()
+                raise RuntimeError(f"PyAV {av.__version__} cannot write a display matrix (rotation)")
+            stream.set_display_rotation(self.rotation)
         self._time_base = 1 / rate
         self._container = container
         self._stream = stream
@@ -90,8 +97,11 @@ class VideoWriter:
         self.close()
 
 
-def read_frames(path: str | os.PathLike[str]):
-    """Yield decoded frames as BGR uint8 arrays, in presentation order."""
+def read_frames(path: str | os.PathLike[str], upright: bool = False):
+    """Yield decoded frames as BGR uint8 arrays, in presentation order. PyAV hands frames as stored; with
+    ``upright`` they are turned by the container's display matrix (a phone's portrait clip), as players do."""
     with av.open(str(path)) as container:
         for frame in container.decode(video=0):
-            yield frame.to_ndarray(format="bgr24")
+            img = frame.to_ndarray(format="bgr24")
+            k = int(round(getattr(frame, "rotation", 0) or 0)) // 90 % 4 if upright else 0
+            yield np.ascontiguousarray(np.rot90(img, k)) if k else img

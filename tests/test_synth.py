@@ -111,3 +111,71 @@ def test_mediapipe_finds_the_archer(tmp_path: Path) -> None:
     assert fid.frames == len(json.loads(mp4.with_suffix(".truth.json").read_text())["landmarks_2d"])
     assert fid.detection_rate >= 0.95
     assert fid.median_error_sw <= 0.10
+
+
+def _timeline(*shots: ShotSpec, fps: float = 30):
+    from coach.synth.body import BodyShape
+    from coach.synth.timeline import build_timeline
+
+    return build_timeline(list(shots), fps, np.random.default_rng(3), BodyShape())
+
+
+def test_truth_of_the_failure_modes() -> None:
+    """What a failure-mode clip's truth says: no release for a let-down, no raise/draw/anchor for a clip that
+    starts at full draw, no end for a clip cut 3 frames after its release."""
+    let_down = _timeline(ShotSpec(let_down=True))
+    (s,) = let_down.shots
+    assert s["release_frame"] is None and let_down.release_frames == []
+    assert s["anchor_frame"] < s["let_down_frame"] < s["end_frame"]
+    assert all(state != "flying" for state, _ in let_down.arrow)
+
+    full = _timeline(ShotSpec(hold_s=2.8, start_in_hold_s=0.3))
+    (s,) = full.shots
+    assert s["before_clip"] == ["raise_start_frame", "draw_start_frame", "anchor_frame"]
+    assert s["raise_start_frame"] is s["draw_start_frame"] is s["anchor_frame"] is None
+    assert s["release_frame"] == round(2.5 * 30) + 1 and full.release_frames == [s["release_frame"]]
+
+    cut = _timeline(ShotSpec(), ShotSpec(end_after_release=3), fps=25)
+    assert len(cut.poses) == cut.shots[1]["release_frame"] + 4 == len(cut.arrow)
+    assert cut.shots[1]["end_frame"] is None and cut.shots[1]["after_clip"] == ["end_frame"]
+    assert cut.shots[0]["end_frame"] is not None
+
+    with pytest.raises(ValueError):
+        _timeline(ShotSpec(end_after_release=3), ShotSpec())
+    with pytest.raises(ValueError):
+        _timeline(ShotSpec(), ShotSpec(start_in_hold_s=0.3))
+
+
+def test_thumb_draw_springs_back_short() -> None:
+    from coach.synth.body import BodyShape
+    from coach.synth.pose import POSE_FIELDS, pose_from_vector
+    from coach.synth.rig import solve_rig
+
+    body = BodyShape()
+    sw = 2 * body.shoulder_half
+
+    def travel(tl) -> float:
+        r = tl.shots[0]["release_frame"]
+        wrist = [solve_rig(pose_from_vector(tl.poses[i]), body).joints["wrist_r"] for i in (r - 1, r + 12)]
+        return float(np.linalg.norm(wrist[1] - wrist[0])) / sw
+
+    thumb = _timeline(ShotSpec(release_travel=0.14, bow_drop_deg=25.0))
+    assert 0.15 < travel(thumb) < 0.35 < 1.5 < travel(_timeline(ShotSpec()))
+    el = POSE_FIELDS.index("bow_el")
+    r = thumb.shots[0]["release_frame"]
+    assert thumb.poses[r - 1, el] - thumb.poses[r + 12, el] == pytest.approx(25.0, abs=0.5)
+
+
+def test_camera_turn_is_a_homography() -> None:
+    from coach.synth.camera import homography
+    from coach.synth.scene import view_camera
+
+    cam = view_camera("face-on", 640, 360)
+    moved = cam.turned(6.0, 2.0, 1.3)
+    pts = np.array([[0.3, 1.5, 0.0], [-0.5, 0.1, -0.4], [1.0, 2.0, 0.5]])
+    uv0, _ = cam.project(pts)
+    uv1, _ = moved.project(pts)
+    h = homography(cam, moved)
+    p = np.c_[uv0 - 0.5, np.ones(3)] @ h.T
+    assert np.allclose(p[:, :2] / p[:, 2:] + 0.5, uv1, atol=1e-6)
+    assert uv1[0, 0] < uv0[0, 0]  # panned toward the target: the archer moves left in the picture

@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from coach.synth.scenarios import SCENARIOS
+from coach.synth.scenarios import ALL_SCENARIOS, SCENARIOS
 
 DEFAULT_OUT = "sample_videos"
 
@@ -19,11 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Render a synthetic archer shooting, with an exact ground-truth sidecar beside each MP4.",
     )
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
-    p.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="clip to render (repeatable)")
-    p.add_argument("--all", action="store_true", help="regenerate the full committed set")
+    p.add_argument("--scenario", action="append", choices=sorted(ALL_SCENARIOS), help="clip to render (repeatable)")
+    p.add_argument("--all", action="store_true", help="regenerate the committed set (not the fm_* failure modes)")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    p.add_argument("--fps", type=int, choices=(30, 60), default=None, help="override the scenario's frame rate")
+    p.add_argument(
+        "--fps", type=int, choices=(14, 15, 24, 25, 30, 60), default=None, help="override the scenario's frame rate"
+    )
     p.set_defaults(func=run)
 
 
@@ -31,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     from coach.synth.generate import generate_clip  # heavy imports only when rendering
 
     if args.list:
-        for name, scn in SCENARIOS.items():
-            print(f"{name:18s} {scn.view:9s} {scn.handedness:5s} {scn.fps}fps  {scn.description}")
+        for name, scn in ALL_SCENARIOS.items():
+            print(f"{name:22s} {scn.view:9s} {scn.handedness:5s} {scn.fps}fps  {scn.description}")
         return 0
     names = list(SCENARIOS) if args.all else (args.scenario or [])
     if not names:
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out)
     for name in names:
-        scn = SCENARIOS[name]
+        scn = ALL_SCENARIOS[name]
         if args.fps is not None:
             scn = replace(scn, fps=args.fps)
         mp4 = generate_clip(scn, out, seed=args.seed)

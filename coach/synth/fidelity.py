@@ -40,7 +40,7 @@ def measure(mp4: str | Path, truth_path: str | Path | None = None, model_complex
     bias: dict[int, list[tuple[float, float]]] = {k: [] for k in BODY_JOINTS}
     n = detected = 0
     with mp.solutions.pose.Pose(static_image_mode=False, model_complexity=model_complexity) as pose:
-        for i, frame in enumerate(read_frames(mp4)):
+        for i, frame in enumerate(read_frames(mp4, upright=True)):
             n += 1
             res = pose.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
             if res.pose_landmarks is None:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from coach.synth.body import Appearance, BodyShape
 from coach.synth.bow import BowState, bow_axes, bow_capsules
-from coach.synth.camera import Camera
+from coach.synth.camera import Camera, homography
 from coach.synth.figure import body_capsules
 from coach.synth.pose import Pose, pose_from_vector
 from coach.synth.raster import Canvas, Capsule, draw_capsules
@@ -76,19 +77,37 @@ def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, f
     cast = pick_cast(rng, sleeves=True)
     lefty = scn.handedness == "left"
     cam = view_camera(scn.view, scn.width, scn.height, scale=1.0, lefty=lefty)
-    background = make_background(cam, rng, scn.cluttered, avoid=(cast.look.shirt, cast.look.skin))
+    move = scn.camera_move
+    # A moving camera sees more of the background than one frame: render it wide, warp it per frame.
+    bg_cam = _wide(cam) if move is not None else cam
+    background = make_background(bg_cam, rng, scn.cluttered, avoid=(cast.look.shirt, cast.look.skin))
     timeline = build_timeline(list(scn.shots), fps, rng, cast.body)
     bystander = pick_cast(rng) if scn.bystander else None
     by_offset = np.array([-1.7 if not lefty else 1.7, 0.0, -2.6])
     noise = SensorNoise(np.random.default_rng(seed + 7919), (scn.height, scn.width), scn.noise_sigma)
+    n = len(timeline.poses)
+    cams = [cam] * n
+    camera_truth = None
+    if move is not None:
+        shot = timeline.shots[move.shot]
+        a, r = int(shot["anchor_frame"]), int(shot["release_frame"])
+        start, end = a + round(move.start_s * fps), r - 1 - round(move.end_s * fps)
+        cams = move.path(cam, n, fps, start, end, np.random.default_rng(seed + 104729))
+        camera_truth = {**asdict(move), "start_frame": start, "end_frame": end}
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     mp4 = out_dir / f"{scn.name}.mp4"
     landmarks: list[list[list[float] | None]] = []
-    with VideoWriter(mp4, scn.width, scn.height, fps, crf=scn.crf) as vw:
-        for frame, lm in _frames(timeline, cast, cam, background, lefty, bystander, by_offset, noise):
-            vw.write(frame)
+    # A rotated clip stores its frames turned so that the display rotation turns them upright again.
+    k = (-scn.rotation // 90) % 4
+    if scn.rotation % 90:
+        raise ValueError(f"rotation must be a multiple of 90, got {scn.rotation}")
+    coded = (scn.height, scn.width) if k % 2 else (scn.width, scn.height)
+    with VideoWriter(mp4, *coded, fps, crf=scn.crf, rotation=scn.rotation) as vw:
+        frames = _frames(timeline, cast, cams, background, bg_cam, lefty, bystander, by_offset, noise)
+        for frame, lm in frames:
+            vw.write(np.ascontiguousarray(np.rot90(frame, k)) if k else frame)
             landmarks.append(lm)
 
     truth = {
@@ -105,6 +124,8 @@ def generate_clip(scn: Scenario, out_dir: str | Path, seed: int | None = None, f
         "bystander": scn.bystander,
         "stature_m": round(cast.body.stature, 3),
         "n_frames": len(landmarks),
+        **({"camera_move": camera_truth} if camera_truth else {}),
+        **({"rotation": scn.rotation, "coded_width": coded[0], "coded_height": coded[1]} if scn.rotation else {}),
         "shots": timeline.shots,
         "faults": timeline.faults,
         "landmarks_2d": landmarks,
@@ -121,11 +142,20 @@ def dumps_truth(truth: dict) -> str:
     return body + ', "landmarks_2d": [\n' + frames + "\n]}\n"
 
 
+def _wide(cam: Camera, margin: float = 0.35) -> Camera:
+    """The same camera with a larger sensor (same focal length): room for pan, tilt and shake."""
+    w = int(cam.width * (1 + 2 * margin)) // 2 * 2
+    h = int(cam.height * (1 + 2 * margin)) // 2 * 2
+    vfov = float(np.degrees(2 * np.arctan((h / 2) / cam.focal)))
+    return Camera(cam.position, cam.look_at, vfov, w, h)
+
+
 def _frames(
     tl: Timeline,
     cast: Cast,
-    cam: Camera,
+    cams: list[Camera],
     background: np.ndarray,
+    bg_cam: Camera,
     lefty: bool,
     bystander: Cast | None,
     by_offset: np.ndarray,
@@ -158,6 +188,11 @@ def _frames(
         if lefty:
             caps = _mirror_caps(caps)
             rig = mirror_rig(rig)
-        canvas = Canvas.over(background)
+        cam = cams[i]
+        bg = background
+        if cam is not bg_cam:
+            h = homography(bg_cam, cam)
+            bg = cv2.warpPerspective(background, h, (cam.width, cam.height), flags=cv2.INTER_LINEAR)
+        canvas = Canvas.over(bg)
         draw_capsules(canvas, cam, by_caps + caps)
         yield noise.apply(canvas.colour), truth_points(rig.joints, cam)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from coach.synth.camera import CameraMove
 from coach.synth.timeline import ShotSpec
 
 CLEAN = ShotSpec()
@@ -24,6 +25,10 @@ class Scenario:
     bystander: bool = False
     noise_sigma: float = 2.0
     seed: int = 1
+    camera_move: CameraMove | None = None  # a handheld camera (pan, zoom, shake); None: a tripod
+    # Display rotation written in the container (degrees counter-clockwise, FFmpeg's display matrix; a phone
+    # held upright writes -90). width x height is the upright picture; the frames are stored turned.
+    rotation: int = 0
 
 
 def _s(*faults: str) -> ShotSpec:
@@ -128,3 +133,76 @@ SCENARIOS: dict[str, Scenario] = {
         ),
     )
 }
+
+
+# Failure modes real footage shows, each with exact truth (tests/test_failure_modes.py,
+# benchmarks/failure_modes.py). Rendered on demand, never committed as video: small, one or two shots.
+_SMALL = {"width": 640, "height": 360}
+FAILURE_SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "fm_thumb_draw",
+            "Traditional thumb-ring archer, two shots: the draw hand springs back only ~0.3 SW at the release "
+            "and the bow arm drops 25 deg.",
+            (ShotSpec(release_travel=0.14, bow_drop_deg=25.0),) * 2,
+            # MediaPipe reads seed 42 accurately through both releases (the tracker's miss is its own); seed 31
+            # had the archer read as facing away (sides swapped) over shot 0's draw, seed 41 passes.
+            seed=42,
+            **_SMALL,
+        ),
+        Scenario(
+            "fm_ends_after_release",
+            "One clean shot; the clip ends 3 frames after the release (follow-through cut).",
+            (ShotSpec(end_after_release=3),),
+            seed=32,
+            **_SMALL,
+        ),
+        Scenario(
+            "fm_starts_at_full_draw",
+            "The clip starts 0.3 s into a 2.8 s hold (no raise, draw or anchor in it), then the release and "
+            "follow-through.",
+            (ShotSpec(hold_s=2.8, start_in_hold_s=0.3),),
+            seed=33,
+            **_SMALL,
+        ),
+        Scenario(
+            "fm_long_hold",
+            "One shot with an 8 s hold and aiming micro-motion: bow arm and trunk wander ~0.5 deg, the draw hand "
+            "drifts, two clicker-like twitches of the draw hand (~2 cm back in 0.06 s) that are not releases.",
+            (ShotSpec(hold_s=8.0, aim_wander=True),),
+            seed=34,
+            **_SMALL,
+        ),
+        Scenario(
+            "fm_let_down",
+            "A let-down: full draw held 1.5-1.8 s, then the string is eased forward and the arms come down; no "
+            "release, no shot.",
+            (ShotSpec(let_down=True),),
+            seed=35,
+            **_SMALL,
+        ),
+        Scenario(
+            "fm_handheld_pan",
+            "Handheld camera: shake all along (~0.3 deg), and a 6 deg pan, 2 deg tilt down and 1.3x zoom over "
+            "the shot's 4 s hold, the archer kept whole in the frame; the archer is still.",
+            (ShotSpec(hold_s=4.0),),
+            camera_move=CameraMove(shot=0, pan_deg=6.0, tilt_deg=-2.0, zoom=1.3, shake_deg=0.3),
+            seed=36,
+            **_SMALL,
+        ),
+        Scenario("fm_14fps", "One clean shot at 14 fps.", (CLEAN,), fps=14, seed=37, **_SMALL),
+        Scenario("fm_25fps", "One clean shot at 25 fps.", (CLEAN,), fps=25, seed=38, **_SMALL),
+        Scenario(
+            "fm_portrait_rotated",
+            "Phone held upright: 360x640 portrait picture stored as 640x360 frames with a -90 deg display "
+            "matrix (players turn it upright); one clean shot.",
+            (CLEAN,),
+            width=360,
+            height=640,
+            rotation=-90,
+            seed=39,
+        ),
+    )
+}
+ALL_SCENARIOS: dict[str, Scenario] = {**SCENARIOS, **FAILURE_SCENARIOS}

@@ -25,6 +25,9 @@ def view_camera(view: str, width: int, height: int, scale: float = 1.0, lefty: b
         pos, look, fov = (-2.7, 1.40, 2.7), (0.15, 1.0, 0.0), 42.0
     else:
         raise ValueError(f"unknown view {view!r}; expected one of {VIEWS}")
+    if height > width:
+        # A phone held upright: the view's angle spans the frame's width, so archer and bow fill it across.
+        aspect_fix = height / width
     fov = float(np.degrees(2 * np.arctan(np.tan(np.radians(fov) / 2) * max(aspect_fix, 1.0))))
     p = (sx * pos[0] * scale, pos[1] * scale, pos[2] * scale)
     lk = (sx * look[0] * scale, look[1] * scale, look[2] * scale)
