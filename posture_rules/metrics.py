@@ -247,10 +247,14 @@ def release_travel(shot: ShotFrames) -> float:
     release: MediaPipe often loses the draw arm as it flies back (the upper body folds, the wrists swap;
     the stream drops those frames), and the few smoothed frames before the loss show only the start of
     the travel. A small travel seen only that briefly is not measurable; a travel already past
-    HAND_LEFT_FACE_SW in those frames is a hand that left the face, lost or not."""
+    HAND_LEFT_FACE_SW in those frames is a hand that left the face, lost or not. A video that ends before the
+    0.5 s are over did not film the follow-through: not measurable."""
     if shot.release is None:
         return math.nan
     t0 = shot.time_s(shot.release)
+    t_end = shot.time_s(shot.end)
+    if t0 is None or t_end is None or t_end < t0 + RELEASE_WINDOW_S - 1e-6:
+        return math.nan
     after = [b for b in shot.between(shot.release - 1, shot.end + 1) if b.t_s <= t0 + RELEASE_WINDOW_S]
     after = [b for b in after if b.visible(("draw_wrist", "bow_wrist"))]
     if len(after) < 3:

@@ -116,16 +116,9 @@ CHECKS: dict[str, Callable[[dict, SessionReport], None]] = {
 
 # What the current code finds instead (measured on the videos and on the committed tracks alike).
 MISSES = {
-    "fm_thumb_draw": "shot 1 (release 399) is not found: its ~0.3 SW spring-back with the bow arm dropping 25 deg "
-    "is taken for a let-down (note 'a let-down', frames 350-425); shot 0 found (188 for 187). MediaPipe follows "
-    "both releases to a few pixels",
-    "fm_ends_after_release": "no shot: the release at 179, 3 frames before the end, is not seen; the note says "
-    "'full draw until the video ended' (frames 111-182)",
-    "fm_starts_at_full_draw": "a raise and a 0.37 s draw are invented inside the hold (raise = draw start 56, "
-    "anchor 67; release 77 for 76): hold 0.33 s of the clip's 2.5 s, draw_tempo judged (a rushed-draw fault), "
-    "stillness_hold_time a fault",
-    "fm_let_down": "read as a shot: release 221 (the arms coming down; the let-down began at 177, arms down at "
-    "234), hou_shou_xiao a fault; no let-down note",
+    "fm_starts_at_full_draw": "MediaPipe reads the archer mirrored (sides swapped) for frames 0-60 and the "
+    "upper-body guard cannot tell at the very start (no earlier frames); when the labels come right at 61-65 the "
+    "wrists' swap looks like a 2.8 U draw: raise = draw start 56, anchor 67, release 77 for 76, hold 0.33 s",
     "fm_14fps": "release 95 for 84 (+11): right after the 0.8 SW/frame spring-back MediaPipe misreads the arms "
     "at 88-93 (wrists exchanged, shoulders folded in; 0.25 SW median error); raise = draw start 59 (truth 19, 30)",
     "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
