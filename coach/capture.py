@@ -13,13 +13,13 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from .errors import VideoError
+from .errors import CoachError, VideoError
 from .quiet import native_stderr_silenced
+from .safe_io import name_problem, printable, require_regular_file
 
 
 @dataclass(slots=True)
@@ -30,11 +30,11 @@ class Frame:
 
 
 def parse_source(source: str | int | os.PathLike) -> str | int:
-    """'0' → camera 0; anything else is a path or URL."""
+    """'0' → camera 0; anything else is a path or URL. A file that exists is a file, even one named `123`."""
     if isinstance(source, int):
         return source
     s = os.fspath(source)
-    return int(s) if s.strip().isdigit() else s
+    return int(s) if s.strip().isdigit() and not os.path.lexists(s) else s
 
 
 class FrameSource:
@@ -45,13 +45,16 @@ class FrameSource:
         self.is_camera = isinstance(self.source, int)
         self.is_file = not self.is_camera and "://" not in str(self.source)
         if self.is_file:
-            p = Path(self.source)
-            if not p.exists():
-                raise VideoError(p, "no such file")
-            if p.is_dir():
-                raise VideoError(p, "is a folder, not a video file")
+            # Regular, readable, UTF-8-named files only: OpenCV segfaults on a name that is not UTF-8, blocks
+            # on a FIFO, and calls an unreadable file "not a video" (coach/safe_io.py)
+            try:
+                p = require_regular_file(self.source, "video file")
+            except CoachError as e:
+                raise VideoError(e.path, e.problem) from None
             if p.stat().st_size == 0:
                 raise VideoError(p, "is empty (0 bytes)")
+        elif not self.is_camera and name_problem(self.source):
+            raise VideoError(printable(self.source), "the address is not valid UTF-8")
         with native_stderr_silenced():
             self._cap = cv2.VideoCapture(self.source if self.is_camera else str(self.source))
         if not self._cap.isOpened():

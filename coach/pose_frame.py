@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,21 +92,55 @@ def save_posetrack(track: PoseTrack, path: str | Path) -> None:
         Path(path).write_text(text, encoding="utf-8")
 
 
+MAX_TRACK_BYTES = 256 << 20  # ≈ 200 000 frames (two hours at 30 fps); the file is parsed whole, so bounded
+MAX_SIDE = 16384
+
+
+def _read_track(p: Path) -> bytes:
+    from .safe_io import read_bounded
+
+    raw = read_bounded(p, "pose track", MAX_TRACK_BYTES)
+    if not p.name.endswith(".gz"):
+        return raw
+    with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:  # a small .gz can expand without limit: read a bounded part
+        out = z.read(MAX_TRACK_BYTES + 1)
+    if len(out) > MAX_TRACK_BYTES:
+        raise PoseTrackError(p, f"expands to more than the {MAX_TRACK_BYTES >> 20} MB a pose track may be")
+    return out
+
+
+def _number(p: Path, doc: dict, key: str, lo: float, hi: float) -> float:
+    v = doc[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
+        raise PoseTrackError(p, f"field {key!r} must be a number from {lo:g} to {hi:g}, not {str(v)[:40]!r}")
+    return v
+
+
 def load_posetrack(path: str | Path) -> PoseTrack:
-    """Read a pose track; a name ending in .gz is read through gzip."""
+    """Read a pose track; a name ending in .gz is read through gzip. Every field is checked, so a bad file is
+    one line naming it and the field, never a traceback."""
+    from .errors import CoachError
+
     p = Path(path)
     try:
-        raw = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
-        doc = json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise PoseTrackError(p, "no such file") from None
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        doc = json.loads(_read_track(p).decode("utf-8"))
+    except CoachError as e:
+        raise PoseTrackError(e.path, e.problem) from None
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, zlib.error) as e:
         raise PoseTrackError(p, f"not a readable JSON pose track ({e.__class__.__name__})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != POSETRACK_SCHEMA:
-        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={doc.get('schema')!r})")
+    except RecursionError:
+        raise PoseTrackError(p, "not a pose track (nested too deeply)") from None
+    if not isinstance(doc, dict):
+        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (the top level is not an object)")
+    if doc.get("schema") != POSETRACK_SCHEMA:
+        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={str(doc.get('schema'))[:40]!r})")
     for key in ("fps", "width", "height", "frames"):
         if key not in doc:
             raise PoseTrackError(p, f"missing field {key!r}")
+    fps = _number(p, doc, "fps", 1, 1000)
+    width, height = (int(_number(p, doc, k, 1, MAX_SIDE)) for k in ("width", "height"))
+    if not isinstance(doc["frames"], list):
+        raise PoseTrackError(p, "field 'frames' must be a list")
     frames = []
     for i, f in enumerate(doc["frames"]):
         try:
@@ -112,15 +148,18 @@ def load_posetrack(path: str | Path) -> PoseTrack:
             w = f.get("world")
             lm_a = None if not lm else np.asarray(lm, dtype=float).reshape(N_LANDMARKS, 4)
             w_a = None if not w else np.asarray(w, dtype=float).reshape(N_LANDMARKS, 3)
+            if lm_a is not None and not (np.isfinite(lm_a).all() and ((lm_a[:, 3] >= 0) & (lm_a[:, 3] <= 1)).all()):
+                raise ValueError("landmarks must be finite, visibility from 0 to 1")
             frames.append(PoseFrame(int(f["index"]), float(f["t_ms"]), lm_a, w_a))
-        except (KeyError, TypeError, ValueError) as e:
-            raise PoseTrackError(p, f"frame {i} is malformed ({e})") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+            raise PoseTrackError(p, f"frame {i} is malformed ({str(e)[:80]})") from None
+    meta = doc.get("meta", {})
     return PoseTrack(
-        fps=float(doc["fps"]),
-        width=int(doc["width"]),
-        height=int(doc["height"]),
+        fps=float(fps),
+        width=width,
+        height=height,
         frames=frames,
         source=str(doc.get("source", "")),
         model=str(doc.get("model", "")),
-        meta=dict(doc.get("meta", {})),
+        meta=dict(meta) if isinstance(meta, dict) else {},
     )

@@ -244,6 +244,9 @@ def draw_annotated(video: Path, out: Path, report: SessionReport, poses: dict[in
     pack = load_pack(report.rule_pack.get("path") or None)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.stem}.part.mp4")
-    draw_video(video, tmp, report, poses, pack, progress=progress, crf=26, preset="veryfast")
-    tmp.replace(out)
+    try:
+        draw_video(video, tmp, report, poses, pack, progress=progress, crf=26, preset="veryfast")
+        tmp.replace(out)
+    finally:  # a full disk must not leave the partial file behind (the caller logs and carries on)
+        tmp.unlink(missing_ok=True)
     return out

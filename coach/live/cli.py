@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 
 def register(sub) -> None:
@@ -26,6 +25,7 @@ def register(sub) -> None:
     p.add_argument("--archer", metavar="NAME", help="record each shot for this archer in the session store")
     p.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
     p.add_argument("--json", metavar="OUT", help="write the session report(s) as JSON when done")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     p.add_argument("--check", action="store_true", help="check the camera set-up (framing, view, distance, light)")
     p.add_argument("--check-seconds", type=float, default=2.0, help=argparse.SUPPRESS)
     p.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
@@ -35,6 +35,12 @@ def register(sub) -> None:
 
     _common(p)
     p.set_defaults(func=cmd_live)
+
+
+def _protected(args) -> dict:
+    from ..cli import _protected as protected
+
+    return protected(args, args.source if not str(args.source).strip().isdigit() else None)
 
 
 def _has_display() -> bool:
@@ -52,6 +58,10 @@ def cmd_live(args) -> int:
     pack = load_pack(args.rules)
     profile = _profile(args)
     spec = parse_source(args.source)
+    if args.json:  # refused now, not after the session has been coached
+        from ..report.output import prepare_output
+
+        prepare_output(args.json, args.force, _protected(args))
     if args.check:
         from .check import check_source, format_check
 
@@ -108,10 +118,11 @@ def cmd_live(args) -> int:
     finally:
         announcer.close()
     if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
+        from ..report.output import write_output
+
         doc = [r.to_json() for r in reports]
-        out.write_text(json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1), encoding="utf-8")
+        text = json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1)
+        write_output(args.json, text, args.force, _protected(args))
     if db_path is not None:
         print(f"recorded {sum(len(r.shots) for r in reports)} shot(s) for {args.archer} in {db_path}")
     return 0
