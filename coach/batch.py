@@ -31,7 +31,6 @@ is per shot (the shot, its metric series, two JPEG key frames ≈ 0.1–0.2 MB),
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import os
 import signal
@@ -44,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CoachError
+from .safe_io import FormulaSafeWriter
 
 VIDEO_EXTENSIONS = frozenset(
     {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mts", ".m2ts", ".3gp", ".mpg", ".mpeg", ".wmv", ".flv"}
@@ -348,7 +348,7 @@ def write_csv(result: BatchResult, out: str | os.PathLike) -> Path:
 
 def summary_csv(result: BatchResult) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = FormulaSafeWriter(buf)  # file and archer names: never formulas in a spreadsheet
     w.writerow([*CSV_FIXED, *(f"faults:{r}" for r in result.rules), "faults_total", "note", "error"])
     for o in result.outcomes:
         w.writerow(

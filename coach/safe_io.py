@@ -116,3 +116,27 @@ def guard_output(path: str | os.PathLike, protect: Mapping[Path, str] | Iterable
         if q is not None and same_file(p, Path(q)):
             raise CoachError(p, f"is {what}; an output may never replace it, not even with --force")
     return p
+
+
+# ---- CSV cells a spreadsheet will not run ---------------------------------------------------------------
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """OWASP's rule against CSV formula injection: text that a spreadsheet would take for a formula (an archer
+    named `=HYPERLINK(…)`, a comment `@SUM(…)`) gets a leading quote. Numbers are left as numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class FormulaSafeWriter:
+    """csv.writer whose text cells pass through csv_cell."""
+
+    def __init__(self, f, **kw):
+        import csv
+
+        self._w = csv.writer(f, **kw)
+
+    def writerow(self, row) -> None:
+        self._w.writerow([csv_cell(v) for v in row])
