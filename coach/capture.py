@@ -87,7 +87,11 @@ class FrameSource:
             self.width, self.height = w, h
 
     def _read(self) -> Frame | None:
-        ok, img = self._cap.read()
+        if self.is_file:  # FFmpeg's complaints about a damaged file mean nothing to a coach (see quiet.py)
+            with native_stderr_silenced():
+                ok, img = self._cap.read()
+        else:
+            ok, img = self._cap.read()
         if not ok or img is None:
             return None
         t = self._cap.get(cv2.CAP_PROP_POS_MSEC)

@@ -41,6 +41,7 @@ def cmd_analyze(args) -> int:
 
     from .pipeline import analyze_track, analyze_video, require_person
     from .report.output import atomic_path, prepare_output, write_output
+    from .safe_io import printable, terminal_safe
     from .summary import format_report
 
     pack = load_pack(args.rules)
@@ -85,7 +86,13 @@ def cmd_analyze(args) -> int:
             recorder.close()
     if args.json:
         write_output(args.json, json.dumps(report.to_json(), ensure_ascii=False, indent=1), args.force, protect)
-    print(format_report(report, profile.apply(pack)))
+    print(terminal_safe(format_report(report, profile.apply(pack))))
+    cut = report.meta.get("truncated")
+    if cut and report.frames_with_person:  # one line, where FFmpeg would have printed a screenful
+        print(
+            f"coach: warning: {printable(source)}: truncated: analysed the first {cut['frames']} frames",
+            file=sys.stderr,
+        )
     if recorder and recorder.sid is not None:
         print(f"\nrecorded as session {recorder.sid} for {recorder.archer.name} in {recorder.store.path}")
     require_person(report, source)

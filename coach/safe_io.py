@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -36,6 +37,15 @@ def printable(path: str | os.PathLike) -> str:
     s = os.fspath(path)
     s = s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text for the terminal with control characters (ANSI escapes in an archer's name or a file name)
+    shown as \\xNN instead of acted on; newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def os_problem(e: OSError) -> str:

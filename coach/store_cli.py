@@ -8,6 +8,7 @@ import sys
 from contextlib import contextmanager
 
 from .errors import CoachError
+from .safe_io import terminal_safe
 
 
 @contextmanager
@@ -166,16 +167,21 @@ def _session_id(sid: int) -> int:
     return sid
 
 
+def _print(text: str) -> None:
+    """Stored names, sources and comments are anyone's text: never raw escape sequences on the terminal."""
+    print(terminal_safe(text))
+
+
 def cmd_sessions(args) -> int:
     with _db(args.db, readonly=True) as store:
         rows = store.sessions(args.archer)
     if not rows:
-        print("no sessions" + (f" for {args.archer}" if args.archer else ""))
+        _print("no sessions" + (f" for {args.archer}" if args.archer else ""))
         return 0
-    print(f"{'id':>4}  {'archer':16} {'started (UTC)':25} {'shots':>5} {'faults':>6}  status      source")
+    _print(f"{'id':>4}  {'archer':16} {'started (UTC)':25} {'shots':>5} {'faults':>6}  status      source")
     for r in rows:
         status = "complete" if r["complete"] else "INCOMPLETE"
-        print(
+        _print(
             f"{r['id']:>4}  {r['archer'][:16]:16} {r['started_at']:25} {r['shots']:>5} {r['faults']:>6}  "
             f"{status:11} {r['source']}"
         )
@@ -190,18 +196,18 @@ def cmd_show(args) -> int:
     with _db(args.db, readonly=True) as store:
         d = gather(store, _session_id(args.session))
     s = d.session
-    print(
+    _print(
         f"Session {s['id']} · {d.archer.name} · {s['started_at']} → {s['finished_at'] or '—'} · "
         + ("complete" if s["complete"] else f"INCOMPLETE ({len(d.shots)} completed shots recorded)")
     )
-    print(format_report(_report_from_json(report_json(d)), d.pack))
+    _print(format_report(_report_from_json(report_json(d)), d.pack))
     if d.annotations:
-        print("\nCoach's notes:")
+        _print("\nCoach's notes:")
         for a in d.annotations:
             where = " ".join(
                 p for p in (f"shot {a['shot'] + 1}" if a["shot"] is not None else "", a["rule"] or "") if p
             )
-            print(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
+            _print(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
     return 0
 
 
