@@ -55,9 +55,8 @@ def cmd_analyze(args) -> int:
     if args.json:
         prepare_output(args.json, args.force, protect)
     if args.save_pose:
-        if args.json:
-            protect[Path(args.json)] = "the --json output"
-        prepare_output(args.save_pose, args.force, protect)
+        also = {Path(args.json): "the --json output"} if args.json else {}
+        prepare_output(args.save_pose, args.force, {**protect, **also})
     recorder = None
     if args.archer:  # record into the session store as the analysis goes (coach/store.py)
         from .store_cli import start_recording

@@ -63,3 +63,24 @@ def test_input_is_never_an_output(tmp_path):
     o = run_coach("analyze", "--pose-track", track, "--json", track, "--force")
     assert_clear(o, "t.json", "input")
     assert track.read_bytes() == before
+
+
+def test_json_and_save_pose_together(tmp_path, monkeypatch, capsys):
+    """Both outputs in one run are written; the same path for both is refused."""
+    track = write_json(tmp_path / "t.json", pose_track_doc())
+    same = tmp_path / "same.json"
+    assert main(["analyze", "--pose-track", str(track), "--json", str(same), "--save-pose", str(same)]) == 3
+    assert "--json output" in capsys.readouterr().err
+    monkeypatch.setattr("coach.pipeline.analyze_video", _fake_video)
+    out, pose = tmp_path / "r.json", tmp_path / "p.json"
+    assert main(["analyze", str(track), "--json", str(out), "--save-pose", str(pose)]) == 0
+    assert out.is_file() and pose.is_file()
+
+
+def _fake_video(path, *, save_pose=None, **kw):
+    from coach.pipeline import analyze_track
+    from coach.pose_frame import PoseTrack, save_posetrack
+
+    if save_pose:
+        save_posetrack(PoseTrack(30.0, 64, 48, []), save_pose)
+    return analyze_track(path)  # the "video" here is the pose track: a report with a person in it
