@@ -133,6 +133,7 @@ def make_store(folder: Path, archer: str = "A") -> Path:
     """A healthy store with one complete session, made from a pose track (no model run)."""
     from coach.cli import main
 
+    folder.mkdir(parents=True, exist_ok=True)
     db = folder / "s.db"
     track = write_json(folder / "track.json", pose_track_doc())
     assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--db", str(db)]) == 0

@@ -148,3 +148,20 @@ def test_broken_pipe(tmp_path):
     r = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], capture_output=True, text=True, timeout=60)
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
     assert r.stdout.count("\n") == 1
+
+
+def test_batch_out_with_a_name_that_is_not_utf8(tmp_path):
+    import os
+
+    from hostile_corpus import NON_UTF8, wall_clip
+
+    clip = wall_clip(tmp_path / "wall.mp4")
+    out = os.path.join(os.fsencode(tmp_path), NON_UTF8 + b".csv")
+    assert_clear(run_coach("batch", clip, "--db", tmp_path / "s.db", "--out", out), "UTF-8")
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_symlink_loop_named_on_the_command_line(tmp_path):
+    loop = tmp_path / "loop.mp4"
+    loop.symlink_to(loop)
+    assert_clear(run_coach("analyze", loop), "loop.mp4", "symbolic link loop")
