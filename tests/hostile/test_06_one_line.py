@@ -30,7 +30,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 )
 def test_bad_pose_tracks(tmp_path, capsys, doc, needle):
     p = tmp_path / "bad.json"
-    p.write_text(DEEP if doc is None else json.dumps(doc))
+    p.write_text('{"schema": "coach.posetrack/1", "meta": ' + DEEP + "}" if doc is None else json.dumps(doc))
     assert main(["analyze", "--pose-track", str(p)]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.json" in err[0] and needle in err[0], err
