@@ -14,8 +14,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import cv2
-import numpy as np
+# FFmpeg's complaints about a damaged file ("Invalid NAL unit size") mean nothing to a coach, and its decoder
+# threads print them after a read returns, so no stderr redirection around the read can catch them all:
+# OpenCV's FFmpeg backend reads this log level when it opens a file. COACH_NATIVE_LOGS=1 keeps them.
+if not os.environ.get("COACH_NATIVE_LOGS"):
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from .errors import CoachError, VideoError
 from .quiet import native_stderr_silenced
@@ -87,11 +93,7 @@ class FrameSource:
             self.width, self.height = w, h
 
     def _read(self) -> Frame | None:
-        if self.is_file:  # FFmpeg's complaints about a damaged file mean nothing to a coach (see quiet.py)
-            with native_stderr_silenced():
-                ok, img = self._cap.read()
-        else:
-            ok, img = self._cap.read()
+        ok, img = self._cap.read()
         if not ok or img is None:
             return None
         t = self._cap.get(cv2.CAP_PROP_POS_MSEC)
