@@ -35,3 +35,13 @@ def test_no_store_is_created_for_a_pose_track_with_nobody(tmp_path):
     o = run_coach("analyze", "--pose-track", track, "--archer", "B", "--db", db)
     assert o.rc == 3 and "no person" in o.stderr
     assert not db.exists() or snapshot(db)[""] is None
+
+
+@pytest.mark.parametrize("kind", ["text", "nobody"])
+def test_live_writes_nothing_for_bad_input(tmp_path, kind):
+    db = make_store(tmp_path)
+    before = snapshot(db)
+    video = _inputs(tmp_path)[kind]
+    o = run_coach("live", "--source", video, "--no-window", "--no-sound", "--archer", "新人 B", "--db", db)
+    assert "Traceback" not in o.stderr and o.rc is not None and o.rc >= 0, o.stderr
+    assert snapshot(db) == before
