@@ -147,15 +147,21 @@ def corpus(d: Path) -> list[Case]:
         p = write_json(d / f"track{i}.json", doc)
         add(Case(f"pose track: {name}", ["analyze", "--pose-track", p, "--archer", "X", *db], stores=[store]))
     add(Case("pose track: deep nesting", ["analyze", "--pose-track", deep]))
+    from coach.pose_frame import MAX_TRACK_BYTES
+
     huge = d / "huge.json"
-    with open(huge, "wb") as f:
+    with open(huge, "wb") as f:  # sparse: beyond the limit without costing disk
+        f.truncate(MAX_TRACK_BYTES + 1)
+    add(Case("pose track: beyond the size limit", ["analyze", "--pose-track", huge]))
+    zeros = d / "zeros.json"
+    with open(zeros, "wb") as f:
         f.truncate(1_200_000_000)
-    add(Case("pose track: 1.2 GB", ["analyze", "--pose-track", huge]))
+    add(Case("pose track: 1.2 GB of zero bytes", ["analyze", "--pose-track", zeros]))
     bomb = d / "bomb.json.gz"
     with gzip.open(bomb, "wb") as z:
         for _ in range(260):
             z.write(b" " * (1 << 20))
-    add(Case("pose track: gzip bomb", ["analyze", "--pose-track", bomb]))
+    add(Case("pose track: 260 MB of whitespace in a small gzip", ["analyze", "--pose-track", bomb]))
     add(Case("pose track: FIFO", ["analyze", "--pose-track", d / "fifo.mp4"]))
 
     # ---- rule packs (items 6, 7, 10)

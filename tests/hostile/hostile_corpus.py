@@ -4,6 +4,8 @@ bytes unchanged where nothing should change. Used by tests/hostile/ and benchmar
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -136,5 +138,6 @@ def make_store(folder: Path, archer: str = "A") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "s.db"
     track = write_json(folder / "track.json", pose_track_doc())
-    assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--db", str(db)]) == 0
+    with contextlib.redirect_stdout(io.StringIO()):  # the report printed by `analyze` is not wanted here
+        assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--db", str(db)]) == 0
     return db
