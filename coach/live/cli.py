@@ -172,8 +172,9 @@ class LiveRecorder:
     """A store.SessionRecorder with its own connection, opened and used in the analysis thread — at the first
     shot, or at a finish that saw a person, never for nothing."""
 
-    def __init__(self, path, archer, source, pack, profile, ring, chash):
+    def __init__(self, path, archer, source, pack, profile, ring, chash, on_start=None):
         self._args = (path, archer, source, pack, profile, ring, chash)
+        self._on_start = on_start  # told the session id when the session is first written
         self.store = self.rec = None
         self.sid = None
 
@@ -184,6 +185,8 @@ class LiveRecorder:
         self.store = Store.open(path)
         self.rec = SessionRecorder(self.store, archer, source, pack, profile, grabber=ring, chash=chash)
         self.sid = self.rec.sid
+        if self._on_start is not None:
+            self._on_start(self.sid)
         return self.rec
 
     def on_shot(self, shot, analyzer) -> None:
