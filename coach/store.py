@@ -733,14 +733,18 @@ def _check_foreign(p: Path) -> None:
         raise CoachError(p, "is not a coach database (not an SQLite file); give another --db path")
     # Ask SQLite itself, read-only: in WAL mode the header in the main file can be stale (user_version and
     # application_id live in the -wal file until a checkpoint, e.g. after a killed analysis). quick_check
-    # catches a damaged file before anything is written into it (writing would spread the damage).
+    # catches a damaged file before anything is written into it (writing would spread the damage); it reads
+    # the whole file, so a file this process has checked is not checked again until it changes on disk (the
+    # dashboard opens the store on every script run).
     try:
+        st = p.stat()
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         ro = _connect_ro(p)
         try:
             app_id = ro.execute("PRAGMA application_id").fetchone()[0]
             user_version = ro.execute("PRAGMA user_version").fetchone()[0]
             n = ro.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
-            check = [r[0] for r in ro.execute("PRAGMA quick_check(3)")]
+            check = ["ok"] if key in _CHECKED else [r[0] for r in ro.execute("PRAGMA quick_check(3)")]
             tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
             ro.close()
@@ -748,6 +752,7 @@ def _check_foreign(p: Path) -> None:
         raise CoachError(p, f"is a corrupt SQLite file ({e}); give another --db path") from None
     if check != ["ok"]:
         raise CoachError(p, f"is damaged (integrity check: {check[0][:80]}); give another --db path")
+    _CHECKED.add(key)
     if app_id == APPLICATION_ID and user_version >= 1:
         missing = sorted(set(EXPECTED_TABLES[: 5 if user_version == 1 else None]) - tables)
         if missing:
@@ -764,6 +769,7 @@ def _check_foreign(p: Path) -> None:
         raise CoachError(p, "is an SQLite database without the coach schema (not empty); give another --db path")
 
 
+_CHECKED: set[tuple] = set()  # (device, inode, size, mtime) of store files that passed quick_check
 EXPECTED_TABLES = ("archers", "sessions", "shots", "findings", "annotations", "series", "key_frames")
 
 
