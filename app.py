@@ -3,20 +3,23 @@
 Pages live in coach/dashboard/pages/; the store is $COACH_DB (default ./coach.db). On first start with an
 empty store the demo sample is analysed so a newcomer sees a real session at once."""
 
+import sqlite3
+
 import streamlit as st
 
-from coach.dashboard import ui
+from coach.dashboard import access, ui
 from coach.dashboard.jobs import JOBS
 from coach.errors import CoachError
 
 st.set_page_config(page_title="射經 Coach", page_icon="🏹", layout="wide")
 ui.language_switch()
+access.gate()  # a server shared on the network shows nothing but the login until the passcode or token
 
 settings = ui.settings()
 try:
     JOBS.ensure_demo(settings)
-except CoachError as e:  # e.g. COACH_DB points at a file that is not a coach database
-    st.error(str(e), icon=":material/error:")
+except (CoachError, sqlite3.DatabaseError, OSError) as e:  # e.g. COACH_DB is not a coach database
+    st.error(ui.esc(e), icon=":material/error:")
     st.stop()
 
 pages = [
@@ -30,5 +33,5 @@ pages = [
 st.sidebar.caption(f"{ui.tr('db')}: `{settings.db}`")
 try:
     st.navigation(pages).run()
-except CoachError as e:  # a bad rule pack, store or video: one line naming the file and the problem
-    st.error(str(e), icon=":material/error:")
+except (CoachError, sqlite3.DatabaseError, OSError) as e:  # a bad pack, store or video, a full disk: one line
+    st.error(ui.esc(e), icon=":material/error:")

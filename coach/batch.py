@@ -31,7 +31,6 @@ is per shot (the shot, its metric series, two JPEG key frames ≈ 0.1–0.2 MB),
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
 import os
 import signal
@@ -44,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CoachError
+from .safe_io import FormulaSafeWriter
 
 VIDEO_EXTENSIONS = frozenset(
     {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mts", ".m2ts", ".3gp", ".mpg", ".mpeg", ".wmv", ".flv"}
@@ -71,7 +71,10 @@ def find_videos(paths: Iterable[str | os.PathLike], extensions: frozenset[str] =
     seen: set[Path] = set()
 
     def add(p: Path) -> None:
-        key = p.resolve()
+        try:
+            key = p.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: listed, and failed alone with its reason later
+            key = Path(os.path.abspath(p))
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -345,7 +348,7 @@ def write_csv(result: BatchResult, out: str | os.PathLike) -> Path:
 
 def summary_csv(result: BatchResult) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = FormulaSafeWriter(buf)  # file and archer names: never formulas in a spreadsheet
     w.writerow([*CSV_FIXED, *(f"faults:{r}" for r in result.rules), "faults_total", "note", "error"])
     for o in result.outcomes:
         w.writerow(
@@ -545,6 +548,7 @@ def run_batch(paths: Sequence[str | os.PathLike], opts: BatchOptions, *, task: C
     """Analyse every video under `paths` into the store (`opts.db`); see the module docstring."""
     from posture_rules.pack import load_pack
 
+    from .safe_io import printable, require_regular_file
     from .store import Store, content_hash
 
     videos = find_videos(paths)
@@ -559,7 +563,8 @@ def run_batch(paths: Sequence[str | os.PathLike], opts: BatchOptions, *, task: C
     rules = [r.id for r in pack.rules]
     t_start = time.monotonic()
     store = Store.open(opts.db)
-    outcomes: list[Outcome] = [Outcome(str(v), "", "pending") for v in videos]
+    # names as printable text: an undecodable byte or an escape sequence must not reach the terminal or CSV raw
+    outcomes: list[Outcome] = [Outcome(printable(v), "", "pending") for v in videos]
     bar = ProgressLine(len(videos), enabled=opts.progress)
     archers: dict[str, object] = {}
     queued: dict[tuple[int, str], int] = {}  # (archer id, content hash) -> key of the first video with it
@@ -577,6 +582,10 @@ def run_batch(paths: Sequence[str | os.PathLike], opts: BatchOptions, *, task: C
         for key, v in enumerate(videos):
             o = outcomes[key]
             try:
+                # regular, readable, UTF-8-named files only, checked before anything else: a FIFO would block
+                # the hashing forever, and a name OpenCV crashes on must not become the "first" of its
+                # content (its valid copies would be called duplicates of a video never analysed)
+                require_regular_file(v, "video file")
                 archer = archer_for(v)
                 o.archer = archer.name
                 size = v.stat().st_size

@@ -31,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the archer of each video is the name of the folder it is in (e.g. club/王小明/day1.mp4)",
     )
     p.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
-    p.add_argument("--out", metavar="SUMMARY.csv", help="also write the summary table as CSV")
+    p.add_argument(
+        "--out", metavar="SUMMARY.csv", help="also write the summary table as CSV (an existing file needs --force)"
+    )
     p.add_argument("--rules", default=None, help="rule pack TOML (default: the bundled 射經 pack)")
     p.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
     p.add_argument(
@@ -46,7 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--tolerance", choices=("beginner", "club", "elite"), default=None, help="set the archer's profile (saved)"
     )
-    p.add_argument("--force", action="store_true", help="analyse again videos the store already holds")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="analyse again videos the store already holds, and overwrite an existing --out file",
+    )
     p.add_argument(
         "--engine",
         choices=("process", "ray"),
@@ -63,11 +69,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_batch)
 
 
+def check_out(out: str, force: bool, db: str | None):
+    """The summary path, checked before hours of analysis: not an existing file without --force, never the
+    store or its side files (coach/safe_io.py)."""
+    from .report.output import prepare_output
+    from .safe_io import store_files
+    from .store import default_db_path
+
+    return prepare_output(out, force, store_files(default_db_path(db)))
+
+
 def cmd_batch(args) -> int:
-    from .batch import FAILED, BatchOptions, format_summary, run_batch, write_csv
+    from .batch import FAILED, BatchOptions, format_summary, run_batch, summary_csv
 
     if args.address and args.engine != "ray":
         raise CoachError(None, "--address is for --engine ray")
+    if args.workers is not None and args.workers < 1:
+        raise CoachError(None, f"--workers must be at least 1, not {args.workers}")
+    if args.out:
+        check_out(args.out, args.force, args.db)
     overrides = {}
     if args.handedness not in (None, "auto"):
         overrides["handedness"] = args.handedness
@@ -91,7 +111,12 @@ def cmd_batch(args) -> int:
     result = run_batch(args.paths, opts)
     print(format_summary(result))
     if args.out:
-        print(f"summary written to {write_csv(result, args.out)}")
+        from .report.output import write_output
+        from .safe_io import printable, store_files
+        from .store import default_db_path
+
+        out = write_output(args.out, summary_csv(result), args.force, store_files(default_db_path(args.db)))
+        print(f"summary written to {printable(out)}")
     if result.interrupted:
         print("coach: interrupted", file=sys.stderr)
         return 130

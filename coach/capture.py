@@ -13,13 +13,19 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-import cv2
-import numpy as np
+# FFmpeg's complaints about a damaged file ("Invalid NAL unit size") mean nothing to a coach, and its decoder
+# threads print them after a read returns, so no stderr redirection around the read can catch them all:
+# OpenCV's FFmpeg backend reads this log level when it opens a file. COACH_NATIVE_LOGS=1 keeps them.
+if not os.environ.get("COACH_NATIVE_LOGS"):
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
 
-from .errors import VideoError
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .errors import CoachError, VideoError
 from .quiet import native_stderr_silenced
+from .safe_io import name_problem, printable, require_regular_file
 
 
 @dataclass(slots=True)
@@ -30,11 +36,11 @@ class Frame:
 
 
 def parse_source(source: str | int | os.PathLike) -> str | int:
-    """'0' → camera 0; anything else is a path or URL."""
+    """'0' → camera 0; anything else is a path or URL. A file that exists is a file, even one named `123`."""
     if isinstance(source, int):
         return source
     s = os.fspath(source)
-    return int(s) if s.strip().isdigit() else s
+    return int(s) if s.strip().isdigit() and not os.path.lexists(s) else s
 
 
 class FrameSource:
@@ -45,13 +51,16 @@ class FrameSource:
         self.is_camera = isinstance(self.source, int)
         self.is_file = not self.is_camera and "://" not in str(self.source)
         if self.is_file:
-            p = Path(self.source)
-            if not p.exists():
-                raise VideoError(p, "no such file")
-            if p.is_dir():
-                raise VideoError(p, "is a folder, not a video file")
+            # Regular, readable, UTF-8-named files only: OpenCV segfaults on a name that is not UTF-8, blocks
+            # on a FIFO, and calls an unreadable file "not a video" (coach/safe_io.py)
+            try:
+                p = require_regular_file(self.source, "video file")
+            except CoachError as e:
+                raise VideoError(e.path, e.problem) from None
             if p.stat().st_size == 0:
                 raise VideoError(p, "is empty (0 bytes)")
+        elif not self.is_camera and name_problem(self.source):
+            raise VideoError(printable(self.source), "the address is not valid UTF-8")
         with native_stderr_silenced():
             self._cap = cv2.VideoCapture(self.source if self.is_camera else str(self.source))
         if not self._cap.isOpened():

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from types import MappingProxyType
 
@@ -22,10 +25,23 @@ def _profile(args):
     return Profile(handedness=hand, draw_style=args.draw_style, tolerance=args.tolerance)
 
 
+def _protected(args, source: str | None) -> dict[Path, str]:
+    """What no output of this command may replace, --force or not: the store (and its -wal/-shm), the input."""
+    from .safe_io import store_files
+    from .store import default_db_path
+
+    out = store_files(default_db_path(getattr(args, "db", None)))
+    if source and "://" not in str(source):
+        out[Path(source)] = "the input being analysed"
+    return out
+
+
 def cmd_analyze(args) -> int:
     from posture_rules.pack import load_pack
 
     from .pipeline import analyze_track, analyze_video, require_person
+    from .report.output import atomic_path, prepare_output, write_output
+    from .safe_io import printable, terminal_safe
     from .summary import format_report
 
     pack = load_pack(args.rules)
@@ -33,6 +49,14 @@ def cmd_analyze(args) -> int:
     source = args.pose_track or args.video
     if not source:
         raise CoachError(None, "give a video file, or --pose-track FILE")
+    # Outputs are checked before the analysis (a refusal costs nothing) and written through a temporary
+    # file renamed into place, so a full disk or a kill never leaves half a file where the old one was.
+    protect = _protected(args, source)
+    if args.json:
+        prepare_output(args.json, args.force, protect)
+    if args.save_pose:
+        also = {Path(args.json): "the --json output"} if args.json else {}
+        prepare_output(args.save_pose, args.force, {**protect, **also})
     recorder = None
     if args.archer:  # record into the session store as the analysis goes (coach/store.py)
         from .store_cli import start_recording
@@ -43,27 +67,32 @@ def cmd_analyze(args) -> int:
         if args.pose_track:
             report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
         else:
-            report = analyze_video(
-                args.video,
-                pack=pack,
-                profile=profile,
-                model=args.model,
-                save_pose=args.save_pose,
-                on_shot=listeners,
-                audio=args.audio,
-            )
+            with ExitStack() as stack:
+                pose_out = stack.enter_context(atomic_path(args.save_pose, args.force)) if args.save_pose else None
+                report = analyze_video(
+                    args.video,
+                    pack=pack,
+                    profile=profile,
+                    model=args.model,
+                    save_pose=pose_out,
+                    on_shot=listeners,
+                    audio=args.audio,
+                )
         if recorder:
             recorder.finish(report)
     finally:
         if recorder:
             recorder.close()
-            recorder.store.close()
     if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
-    print(format_report(report, profile.apply(pack)))
-    if recorder:
+        write_output(args.json, json.dumps(report.to_json(), ensure_ascii=False, indent=1), args.force, protect)
+    print(terminal_safe(format_report(report, profile.apply(pack))))
+    cut = report.meta.get("truncated")
+    if cut and report.frames_with_person:  # one line, where FFmpeg would have printed a screenful
+        print(
+            f"coach: warning: {printable(source)}: truncated: analysed the first {cut['frames']} frames",
+            file=sys.stderr,
+        )
+    if recorder and recorder.sid is not None:
         print(f"\nrecorded as session {recorder.sid} for {recorder.archer.name} in {recorder.store.path}")
     require_person(report, source)
     return 0
@@ -108,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--archer", metavar="NAME", help="record the session for this archer in the store (--db)")
     a.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
+    a.add_argument("--force", action="store_true", help="overwrite existing --json / --save-pose files")
     _common(a)
     a.set_defaults(func=cmd_analyze)
 
@@ -150,13 +180,35 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return int(args.func(args) or 0)
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return rc
     except CoachError as e:
-        print(f"coach: error: {e}", file=sys.stderr)
-        return EXIT_INPUT
+        return _fail(str(e))
+    except BrokenPipeError:
+        # `coach show 1 | head -1`: the reader has gone; that is not an error, and Python must not print one
+        # when it flushes stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except OSError as e:
+        # a full disk, a read-only folder, a vanished file: name it and say what happened, on one line
+        from .safe_io import os_problem, printable
+
+        where = printable(e.filename) if e.filename is not None else None
+        return _fail(f"{where}: {os_problem(e)}" if where else os_problem(e))
+    except sqlite3.DatabaseError as e:
+        return _fail(f"database error ({e})")
+    except RecursionError:
+        return _fail("the input is nested too deeply to read")
     except KeyboardInterrupt:
         print("coach: interrupted", file=sys.stderr)
         return 130
+
+
+def _fail(line: str) -> int:
+    print(f"coach: error: {' '.join(line.splitlines())}", file=sys.stderr)
+    return EXIT_INPUT
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ def analyze_video(
     report = analyzer.finish()
     n = analyzer.frames_seen
     if src.frame_count_hint and n < src.frame_count_hint * 0.9:
+        report.meta["truncated"] = {"frames": n, "expected": src.frame_count_hint}
         report.notes.append(
             f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
         )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,37 +92,96 @@ def save_posetrack(track: PoseTrack, path: str | Path) -> None:
         Path(path).write_text(text, encoding="utf-8")
 
 
+MAX_TRACK_BYTES = 1536 << 20  # a 10⁶-frame track (9 h at 30 fps) is 1.2 GB; read frame by frame, never whole
+MAX_SIDE = 16384
+
+
+class _Bounded(io.RawIOBase):
+    """A gzip stream that may not expand beyond the limit (a small .gz can hold gigabytes of frames)."""
+
+    def __init__(self, raw, path: Path, limit: int):
+        self.raw, self.path, self.limit, self.total = raw, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = self.raw.readinto(b)
+        self.total += n
+        if self.total > self.limit:
+            raise PoseTrackError(self.path, f"expands to more than the {self.limit >> 20} MB a pose track may be")
+        return n
+
+
+def _open_text(p: Path):
+    if p.name.endswith(".gz"):
+        raw = io.BufferedReader(_Bounded(gzip.open(p, "rb"), p, MAX_TRACK_BYTES))
+    else:
+        raw = open(p, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8")
+
+
+def _number(p: Path, doc: dict, key: str, lo: float, hi: float) -> float:
+    v = doc[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
+        raise PoseTrackError(p, f"field {key!r} must be a number from {lo:g} to {hi:g}, not {str(v)[:40]!r}")
+    return v
+
+
+def _frame(p: Path, i: int, f) -> PoseFrame:
+    try:
+        lm = f.get("landmarks")
+        w = f.get("world")
+        lm_a = None if not lm else np.asarray(lm, dtype=float).reshape(N_LANDMARKS, 4)
+        w_a = None if not w else np.asarray(w, dtype=float).reshape(N_LANDMARKS, 3)
+        if lm_a is not None and not (np.isfinite(lm_a).all() and ((lm_a[:, 3] >= 0) & (lm_a[:, 3] <= 1)).all()):
+            raise ValueError("landmarks must be finite, visibility from 0 to 1")
+        return PoseFrame(int(f["index"]), float(f["t_ms"]), lm_a, w_a)
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+        raise PoseTrackError(p, f"frame {i} is malformed ({str(e)[:80]})") from None
+
+
 def load_posetrack(path: str | Path) -> PoseTrack:
-    """Read a pose track; a name ending in .gz is read through gzip."""
+    """Read a pose track; a name ending in .gz is read through gzip. Streamed: each frame becomes arrays as
+    it is read (coach/jsonstream.py), so memory is the frames' arrays, not the text or its parsed JSON. Every
+    field is checked, so a bad file is one line naming it and the field, never a traceback."""
+    from .errors import CoachError
+    from .jsonstream import ListCount, read_object
+    from .safe_io import require_regular_file
+
     p = Path(path)
     try:
-        raw = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
-        doc = json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise PoseTrackError(p, "no such file") from None
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        require_regular_file(p, "pose track", MAX_TRACK_BYTES)
+    except CoachError as e:
+        raise PoseTrackError(e.path, e.problem) from None
+    frames: list[PoseFrame] = []
+    try:
+        with _open_text(p) as f:
+            doc = read_object(f, lambda i, fr: frames.append(_frame(p, i, fr)))
+    except PoseTrackError:
+        raise
+    except RecursionError:
+        raise PoseTrackError(p, "not a pose track (nested too deeply)") from None
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, zlib.error) as e:
+        if "top level" in str(e):
+            raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (the top level is not an object)") from None
         raise PoseTrackError(p, f"not a readable JSON pose track ({e.__class__.__name__})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != POSETRACK_SCHEMA:
-        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={doc.get('schema')!r})")
+    if doc.get("schema") != POSETRACK_SCHEMA:
+        raise PoseTrackError(p, f"not a {POSETRACK_SCHEMA} file (schema={str(doc.get('schema'))[:40]!r})")
     for key in ("fps", "width", "height", "frames"):
         if key not in doc:
             raise PoseTrackError(p, f"missing field {key!r}")
-    frames = []
-    for i, f in enumerate(doc["frames"]):
-        try:
-            lm = f.get("landmarks")
-            w = f.get("world")
-            lm_a = None if not lm else np.asarray(lm, dtype=float).reshape(N_LANDMARKS, 4)
-            w_a = None if not w else np.asarray(w, dtype=float).reshape(N_LANDMARKS, 3)
-            frames.append(PoseFrame(int(f["index"]), float(f["t_ms"]), lm_a, w_a))
-        except (KeyError, TypeError, ValueError) as e:
-            raise PoseTrackError(p, f"frame {i} is malformed ({e})") from None
+    fps = _number(p, doc, "fps", 1, 1000)
+    width, height = (int(_number(p, doc, k, 1, MAX_SIDE)) for k in ("width", "height"))
+    if not isinstance(doc["frames"], ListCount):  # read_object streams a list and leaves its length
+        raise PoseTrackError(p, "field 'frames' must be a list")
+    meta = doc.get("meta", {})
     return PoseTrack(
-        fps=float(doc["fps"]),
-        width=int(doc["width"]),
-        height=int(doc["height"]),
+        fps=float(fps),
+        width=width,
+        height=height,
         frames=frames,
         source=str(doc.get("source", "")),
         model=str(doc.get("model", "")),
-        meta=dict(doc.get("meta", {})),
+        meta=dict(meta) if isinstance(meta, dict) else {},
     )

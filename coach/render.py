@@ -7,19 +7,22 @@ not only from the moment it was confirmed), then the drawing, re-decoding the vi
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from posture_rules.pack import Profile, RulePack, load_pack
 
 from .capture import FrameSource
+from .errors import CoachError
 from .overlay import Overlay, PoseView
 from .pipeline import analyze_video
-from .report.output import atomic_path
+from .report.output import NOTHING, atomic_path
 from .results import SessionReport
+from .safe_io import os_problem
 from .video_io import VideoWriter
 
 Progress = Callable[[str, int, int | None], None]
@@ -80,6 +83,17 @@ def analyze_with_poses(
     return report, poses
 
 
+MAX_ENCODED_PIXELS = 3840 * 2160  # x264's buffers grow with the frame: 8K peaked at 6.8 GB, 4K stays near 1 GB
+
+
+def encoded_size(w: int, h: int) -> tuple[int, int]:
+    """The size written: the video's own, or scaled down (even sides) to at most 4K UHD's pixel count."""
+    if w * h <= MAX_ENCODED_PIXELS:
+        return w, h
+    s = (MAX_ENCODED_PIXELS / (w * h)) ** 0.5
+    return max(2, int(w * s) // 2 * 2), max(2, int(h * s) // 2 * 2)
+
+
 def draw_video(
     video: str | os.PathLike,
     out: str | os.PathLike,
@@ -100,7 +114,8 @@ def draw_video(
     with FrameSource(video) as src:
         w, h = src.width + src.width % 2, src.height + src.height % 2
         canvas = np.zeros((h, w, 3), np.uint8) if (w, h) != (src.width, src.height) else None
-        with VideoWriter(out, w, h, src.fps, crf=crf, preset=preset) as writer:
+        size = encoded_size(w, h)
+        with VideoWriter(out, *size, src.fps, crf=crf, preset=preset) as writer:
             for frame in src:
                 img = frame.image
                 if canvas is not None:  # odd sizes: pad one pixel (yuv420p needs even sizes)
@@ -109,6 +124,8 @@ def draw_video(
                 pv = poses.get(frame.index)
                 if pv is not None:
                     overlay.draw(img, pv, faults[frame.index] if frame.index < n else [])
+                if size != (w, h):  # drawn at full size (the pose is in its pixels), encoded smaller
+                    img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
                 writer.write(img)
                 written += 1
                 if progress:
@@ -125,10 +142,15 @@ def render_video(
     model: str | os.PathLike | None = None,
     force: bool = False,
     progress: Progress | None = None,
+    protect: Mapping[Path, str] = NOTHING,
 ) -> Rendered:
     pack = pack or load_pack()
     profile = profile or Profile()
-    with atomic_path(out, force) as tmp:
+    protect = {**protect, Path(video): "the input video"}
+    with atomic_path(out, force, protect) as tmp:
         report, poses = analyze_with_poses(video, pack=pack, profile=profile, model=model, progress=progress)
-        written = draw_video(video, tmp, report, poses, profile.apply(pack), progress=progress)
+        try:
+            written = draw_video(video, tmp, report, poses, profile.apply(pack), progress=progress)
+        except OSError as e:  # a full disk: the temporary file goes (atomic_path), the target is untouched
+            raise CoachError(out, f"cannot be written ({os_problem(e)})") from None
     return Rendered(Path(out), written, report)

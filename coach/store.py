@@ -14,6 +14,7 @@ place. A file that is not SQLite, or is SQLite but not ours and not empty, is re
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -213,6 +214,20 @@ class Series:
         return np.arange(self.start_frame, self.start_frame + self.data.shape[1])
 
 
+def _damage_is_one_line(read):
+    """A stored JSON field or blob that no longer parses (a damaged or hand-edited file) is one line naming
+    the store, for the CLI and every dashboard page alike, not a traceback from json or numpy."""
+
+    @functools.wraps(read)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return read(self, *args, **kwargs)
+        except (ValueError, TypeError, KeyError, IndexError, sqlite3.DatabaseError) as e:
+            raise CoachError(self.path, f"holds damaged data ({read.__name__}: {type(e).__name__})") from None
+
+    return wrapper
+
+
 # ---- the store ------------------------------------------------------------------------------------------
 class Store:
     """Open with `Store.open(path)`; use as a context manager or call close()."""
@@ -220,20 +235,28 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path):
         self.conn = conn
         self.path = path
+        self.readonly = False
 
     # -- opening --
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None, *, create: bool = True) -> Store:
+    def open(cls, path: str | os.PathLike | None = None, *, create: bool = True, readonly: bool = False) -> Store:
+        """`readonly`: for commands that only read (sessions, show, report); such a store may sit on read-only
+        media. A store that fails its integrity check is refused before anything is written to it."""
         p = default_db_path(path)
         if p.is_dir():
             raise CoachError(p, "is a folder, not a coach database file")
         exists = p.exists() and p.stat().st_size > 0
         if exists:
             _check_foreign(p)
-        elif not create:
+            if readonly or not _writable(p):
+                return cls._open_readonly(p, readonly)
+        elif not create or readonly:
             raise CoachError(p, "no such coach database (run `coach analyze VIDEO --archer NAME` first)")
         else:
-            p.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CoachError(p.parent, f"cannot create the folder ({e.strerror or type(e).__name__})") from None
         try:
             conn = sqlite3.connect(str(p), isolation_level=None, timeout=30.0)
             conn.execute("PRAGMA busy_timeout = 30000")
@@ -246,6 +269,23 @@ class Store:
             store._migrate()
         except sqlite3.DatabaseError as e:
             raise CoachError(p, f"cannot be used as a coach database ({e})") from None
+        return store
+
+    @classmethod
+    def _open_readonly(cls, p: Path, asked: bool) -> Store:
+        """Read without writing a byte. On read-only media SQLite cannot make the WAL index (-shm), so the
+        file is opened as immutable there: nobody can change it while we read."""
+        try:
+            conn = _connect_ro(p)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as e:
+            raise CoachError(p, f"cannot be read ({e})") from None
+        if version != SCHEMA_VERSION:
+            conn.close()
+            why = "is read-only" if not asked else "is opened read-only"
+            raise CoachError(p, f"{why} and has schema {version}; open it writable once to upgrade it")
+        store = cls(conn, p)
+        store.readonly = True
         return store
 
     def _migrate(self) -> None:
@@ -284,6 +324,8 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        if self.readonly:
+            raise CoachError(self.path, "is read-only (read-only media or permissions); nothing can be recorded")
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
@@ -294,6 +336,7 @@ class Store:
         c.execute("COMMIT")
 
     # -- archers --
+    @_damage_is_one_line
     def archer(self, name: str) -> Archer | None:
         row = self.conn.execute(
             "SELECT id, name, handedness, draw_style, tolerance, overrides_json FROM archers WHERE name = ?",
@@ -301,6 +344,7 @@ class Store:
         ).fetchone()
         return _archer(row) if row else None
 
+    @_damage_is_one_line
     def archer_by_id(self, archer_id: int) -> Archer:
         row = self.conn.execute(
             "SELECT id, name, handedness, draw_style, tolerance, overrides_json FROM archers WHERE id = ?",
@@ -464,6 +508,7 @@ class Store:
                 ),
             )
 
+    @_damage_is_one_line
     def sessions(self, archer: str | None = None) -> list[dict]:
         q = (
             "SELECT s.id, a.name, s.source, s.started_at, s.finished_at, s.complete, s.view, s.handedness, "
@@ -494,6 +539,7 @@ class Store:
         )
         return [dict(zip(keys, r)) for r in self.conn.execute(q, args)]
 
+    @_damage_is_one_line
     def session(self, sid: int) -> dict:
         row = self.conn.execute(
             "SELECT id, archer_id, source, content_hash, pack_id, pack_version, fps, width, height, frame_count, "
@@ -527,6 +573,7 @@ class Store:
         d["profile"] = json.loads(d.pop("profile_json")) if d["profile_json"] else {}
         return d
 
+    @_damage_is_one_line
     def shots(self, sid: int) -> list[dict]:
         """Stored shots (coach.session/1 shot JSON each, plus the row id)."""
         out = []
@@ -538,6 +585,7 @@ class Store:
             out.append(d)
         return out
 
+    @_damage_is_one_line
     def findings(self, sid: int) -> list[dict]:
         rows = self.conn.execute(
             "SELECT f.id, sh.idx, f.rule, f.verdict, f.value, f.threshold_json, f.start_frame, f.end_frame, f.unit, "
@@ -553,6 +601,7 @@ class Store:
             out.append(d)
         return out
 
+    @_damage_is_one_line
     def series(self, shot_id: int) -> Series | None:
         row = self.conn.execute(
             "SELECT start_frame, n_frames, meta_json, data FROM series WHERE shot_id = ?", (shot_id,)
@@ -563,6 +612,7 @@ class Store:
         data = np.frombuffer(row[3], dtype=np.float32).reshape(len(meta["names"]), row[1])
         return Series(row[0], meta["names"], meta.get("offsets", {}), data)
 
+    @_damage_is_one_line
     def key_frames(self, shot_id: int) -> list[KeyFrame]:
         out = []
         for kind, frame, scale, jpeg, lm in self.conn.execute(
@@ -572,6 +622,7 @@ class Store:
             out.append(KeyFrame(kind, frame, scale, bytes(jpeg), arr))
         return out
 
+    @_damage_is_one_line
     def trend_rows(self, archer_id: int, up_to: int | None = None) -> list[dict]:
         """Per session of the archer (oldest first, up to session `up_to`): shot count, per-rule fault and
         assessed counts, and the mean of each shot measure — the raw material of the trend charts."""
@@ -632,6 +683,7 @@ class Store:
             )
             return int(cur.lastrowid)
 
+    @_damage_is_one_line
     def annotations(self, sid: int) -> list[dict]:
         keys = ("id", "shot", "rule", "action", "comment", "author", "created_at")
         return [
@@ -680,18 +732,31 @@ def _check_foreign(p: Path) -> None:
     if not head.startswith(SQLITE_MAGIC) or len(head) < 100:
         raise CoachError(p, "is not a coach database (not an SQLite file); give another --db path")
     # Ask SQLite itself, read-only: in WAL mode the header in the main file can be stale (user_version and
-    # application_id live in the -wal file until a checkpoint, e.g. after a killed analysis).
+    # application_id live in the -wal file until a checkpoint, e.g. after a killed analysis). quick_check
+    # catches a damaged file before anything is written into it (writing would spread the damage); it reads
+    # the whole file, so a file this process has checked is not checked again until it changes on disk (the
+    # dashboard opens the store on every script run).
     try:
-        uri = p.resolve().as_uri() + "?mode=ro"
-        ro = sqlite3.connect(uri, uri=True, timeout=30.0)
+        st = p.stat()
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        ro = _connect_ro(p)
         try:
             app_id = ro.execute("PRAGMA application_id").fetchone()[0]
             user_version = ro.execute("PRAGMA user_version").fetchone()[0]
             n = ro.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+            check = ["ok"] if key in _CHECKED else [r[0] for r in ro.execute("PRAGMA quick_check(3)")]
+            tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
             ro.close()
     except sqlite3.DatabaseError as e:
         raise CoachError(p, f"is a corrupt SQLite file ({e}); give another --db path") from None
+    if check != ["ok"]:
+        raise CoachError(p, f"is damaged (integrity check: {check[0][:80]}); give another --db path")
+    _CHECKED.add(key)
+    if app_id == APPLICATION_ID and user_version >= 1:
+        missing = sorted(set(EXPECTED_TABLES[: 5 if user_version == 1 else None]) - tables)
+        if missing:
+            raise CoachError(p, f"is damaged (table {missing[0]!r} is missing); give another --db path")
     if app_id == APPLICATION_ID:
         if user_version > SCHEMA_VERSION:
             raise CoachError(
@@ -702,6 +767,28 @@ def _check_foreign(p: Path) -> None:
         raise CoachError(p, "is an SQLite database of another program, not a coach database; give another --db path")
     if n:
         raise CoachError(p, "is an SQLite database without the coach schema (not empty); give another --db path")
+
+
+_CHECKED: set[tuple] = set()  # (device, inode, size, mtime) of store files that passed quick_check
+EXPECTED_TABLES = ("archers", "sessions", "shots", "findings", "annotations", "series", "key_frames")
+
+
+def _writable(p: Path) -> bool:
+    """Can SQLite write here: the file, and the folder for its -wal/-shm files."""
+    return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
+
+
+def _connect_ro(p: Path) -> sqlite3.Connection:
+    uri = p.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30.0)
+        conn.execute("PRAGMA schema_version").fetchone()  # forces the open (and the -shm) now
+        return conn
+    except sqlite3.OperationalError:
+        if _writable(p):
+            raise
+    # read-only media: SQLite cannot create the -shm, and nobody else can write the file either
+    return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30.0)
 
 
 # ---- recording an analysis as it goes -------------------------------------------------------------------

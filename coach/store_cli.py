@@ -6,16 +6,16 @@ import argparse
 import sqlite3
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 from .errors import CoachError
+from .safe_io import terminal_safe
 
 
 @contextmanager
-def _db(path: str | None, create: bool = False):
+def _db(path: str | None, create: bool = False, readonly: bool = False):
     from .store import Store, default_db_path
 
-    store = Store.open(path, create=create)
+    store = Store.open(path, create=create, readonly=readonly)
     try:
         yield store
     except sqlite3.DatabaseError as e:
@@ -24,33 +24,96 @@ def _db(path: str | None, create: bool = False):
         store.close()
 
 
-def start_recording(args, pack, profile, source: str):
-    """For `coach analyze --archer`: open the store, make or update the archer (profile flags given on the
-    command line are saved to the archer; otherwise the archer's saved profile is used) and begin the session.
-    Returns (recorder, the profile to analyse with)."""
-    from .store import SessionRecorder, Store
+class DeferredRecorder:
+    """`coach analyze --archer`'s recorder. Nothing is written — not the archer, not the session — until the
+    input has proved readable: the first shot, or a finished analysis that saw a person. An empty, text or
+    audio-only file, or a video with nobody in it, leaves the store byte-identical.
 
-    src = Path(source)
-    if "://" not in str(source) and not src.is_file():
-        raise CoachError(src, "no such file" if not src.exists() else "is not a file")
-    store = Store.open(args.db)
-    try:
-        archer = store.ensure_archer(
-            args.archer,
-            handedness=profile.handedness,
-            draw_style=args.draw_style if args.draw_style != "mediterranean" else None,
-            tolerance=args.tolerance if args.tolerance != "club" else None,
-        )
-        profile = archer.profile()
-        # key frames come from the video itself; a pose track has no images
-        rec = SessionRecorder(store, archer, source, pack, profile)
-    except sqlite3.DatabaseError as e:
-        store.close()
-        raise CoachError(store.path, f"database error ({e})") from None
-    except BaseException:
-        store.close()
-        raise
-    return rec, profile
+    The store is checked (and the archer's saved profile read) up front, read-only, so a damaged store is
+    reported before a long analysis rather than after it."""
+
+    def __init__(self, args, pack, profile, source: str):
+        from dataclasses import replace
+
+        from .store import Store, default_db_path
+
+        self.db = default_db_path(args.db)
+        self.pack = pack
+        self.source = source
+        self.fields = {
+            "handedness": profile.handedness,
+            "draw_style": args.draw_style if args.draw_style != "mediterranean" else None,
+            "tolerance": args.tolerance if args.tolerance != "club" else None,
+        }
+        self.name = args.archer
+        saved = None
+        from .store import _writable
+
+        if self.db.exists() and not _writable(self.db):  # read-only media: say so before the analysis
+            raise CoachError(self.db, "is read-only (read-only media or permissions); nothing can be recorded")
+        if self.db.exists() and self.db.stat().st_size > 0:
+            with Store.open(self.db, create=False, readonly=True) as store:
+                saved = store.archer(args.archer)
+        else:
+            from .store import normalize_name
+
+            normalize_name(args.archer)  # an empty name fails now, not after the analysis
+        base = saved.profile() if saved is not None else type(profile)()
+        given = {k: v for k, v in self.fields.items() if v is not None}
+        self.profile = replace(base, **given)
+        self.rec = None
+
+    @property
+    def sid(self):
+        return self.rec.sid if self.rec else None
+
+    @property
+    def archer(self):
+        return self.rec.archer if self.rec else None
+
+    @property
+    def store(self):
+        return self.rec.store if self.rec else None
+
+    def _start(self):
+        from .store import SessionRecorder, Store
+
+        store = Store.open(self.db)
+        try:
+            archer = store.ensure_archer(self.name, **self.fields)
+            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile)
+        except sqlite3.DatabaseError as e:
+            store.close()
+            raise CoachError(store.path, f"database error ({e})") from None
+        except BaseException:
+            store.close()
+            raise
+        return self.rec
+
+    def on_shot(self, shot, analyzer) -> None:
+        (self.rec or self._start()).on_shot(shot, analyzer)
+
+    def finish(self, report) -> None:
+        if self.rec is None and (report.frame_count == 0 or report.frames_with_person == 0):
+            return  # nothing analysable: require_person says so, and the store stays as it was
+        (self.rec or self._start()).finish(report)
+
+    def close(self) -> None:
+        if self.rec is not None:
+            self.rec.close()
+            self.rec.store.close()
+
+
+def start_recording(args, pack, profile, source: str):
+    """For `coach analyze --archer`: check the store and the source, and read the archer's profile (profile
+    flags given on the command line are saved to the archer; otherwise the archer's saved profile is used).
+    Returns (recorder, the profile to analyse with); the recorder writes only once there is something to keep."""
+    from .safe_io import require_regular_file
+
+    if "://" not in str(source):
+        require_regular_file(source, "video or pose-track file")
+    rec = DeferredRecorder(args, pack, profile, source)
+    return rec, rec.profile
 
 
 def _report_from_json(d: dict):
@@ -100,16 +163,28 @@ def _report_from_json(d: dict):
     )
 
 
+def _session_id(sid: int) -> int:
+    """SQLite integers are 64-bit; a larger id is simply not there (and must not overflow into a traceback)."""
+    if not 0 < sid < 2**63:
+        raise CoachError(None, f"there is no session {sid} (see `coach sessions`)")
+    return sid
+
+
+def _print(text: str) -> None:
+    """Stored names, sources and comments are anyone's text: never raw escape sequences on the terminal."""
+    print(terminal_safe(text))
+
+
 def cmd_sessions(args) -> int:
-    with _db(args.db) as store:
+    with _db(args.db, readonly=True) as store:
         rows = store.sessions(args.archer)
     if not rows:
-        print("no sessions" + (f" for {args.archer}" if args.archer else ""))
+        _print("no sessions" + (f" for {args.archer}" if args.archer else ""))
         return 0
-    print(f"{'id':>4}  {'archer':16} {'started (UTC)':25} {'shots':>5} {'faults':>6}  status      source")
+    _print(f"{'id':>4}  {'archer':16} {'started (UTC)':25} {'shots':>5} {'faults':>6}  status      source")
     for r in rows:
         status = "complete" if r["complete"] else "INCOMPLETE"
-        print(
+        _print(
             f"{r['id']:>4}  {r['archer'][:16]:16} {r['started_at']:25} {r['shots']:>5} {r['faults']:>6}  "
             f"{status:11} {r['source']}"
         )
@@ -121,29 +196,29 @@ def cmd_show(args) -> int:
     from .report.tabular import report_json
     from .summary import format_report
 
-    with _db(args.db) as store:
-        d = gather(store, args.session)
+    with _db(args.db, readonly=True) as store:
+        d = gather(store, _session_id(args.session))
     s = d.session
-    print(
+    _print(
         f"Session {s['id']} · {d.archer.name} · {s['started_at']} → {s['finished_at'] or '—'} · "
         + ("complete" if s["complete"] else f"INCOMPLETE ({len(d.shots)} completed shots recorded)")
     )
-    print(format_report(_report_from_json(report_json(d)), d.pack))
+    _print(format_report(_report_from_json(report_json(d)), d.pack))
     if d.annotations:
-        print("\nCoach's notes:")
+        _print("\nCoach's notes:")
         for a in d.annotations:
             where = " ".join(
                 p for p in (f"shot {a['shot'] + 1}" if a["shot"] is not None else "", a["rule"] or "") if p
             )
-            print(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
+            _print(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
     return 0
 
 
 def cmd_report(args) -> int:
     from .report import write_report
 
-    with _db(args.db) as store:
-        path = write_report(store, args.session, args.format, args.out, force=args.force)
+    with _db(args.db, readonly=True) as store:
+        path = write_report(store, _session_id(args.session), args.format, args.out, force=args.force)
     print(f"wrote {path}")
     return 0
 
@@ -155,7 +230,7 @@ def cmd_annotate(args) -> int:
     with _db(args.db) as store:
         shot = args.shot - 1 if args.shot is not None else None
         aid = store.annotate(
-            args.session, action, shot=shot, rule=args.rule, comment=args.comment or "", author=args.by
+            _session_id(args.session), action, shot=shot, rule=args.rule, comment=args.comment or "", author=args.by
         )
     print(f"annotation {aid} added to session {args.session}")
     return 0
@@ -171,6 +246,8 @@ def cmd_render(args) -> int:
         if sys.stderr.isatty() and i % 30 == 0:
             print(f"\r{stage} {i}/{n or '?'}", end="", file=sys.stderr, flush=True)
 
+    from .cli import _protected
+
     r = render_video(
         args.video,
         args.out,
@@ -179,6 +256,7 @@ def cmd_render(args) -> int:
         model=args.model,
         force=args.force,
         progress=progress,
+        protect=_protected(args, None),
     )
     if sys.stderr.isatty():
         print(file=sys.stderr)

@@ -82,11 +82,23 @@ class VideoWriter:
     def close(self) -> None:
         if self._stream is None or self._container is None:
             return
-        for packet in self._stream.encode(None):
-            self._container.mux(packet)
-        self._container.close()
-        self._container = None
-        self._stream = None
+        container, stream = self._container, self._stream
+        self._container = self._stream = None  # closed once, whatever happens below
+        try:
+            for packet in stream.encode(None):
+                container.mux(packet)
+        finally:
+            container.close()
+
+    def abort(self) -> None:
+        """After a failed write (a full disk): no flush, no faststart pass over a file that cannot grow;
+        release FFmpeg's handles and let the caller delete the partial file."""
+        container, self._container, self._stream = self._container, None, None
+        if container is not None:
+            try:
+                container.close()
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
 
     def __exit__(
         self,
@@ -94,7 +106,10 @@ class VideoWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def read_frames(path: str | os.PathLike[str], upright: bool = False):

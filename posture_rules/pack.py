@@ -139,6 +139,9 @@ def _parse_thresholds(path: Path, rid: str, th, where: str = "thresholds") -> Th
                 raise _fail(path, f"exit_{side} must not lie beyond enter_{side}", rid, f"{where}.exit_{side}")
         elif f"exit_{side}" in tvals:
             raise _fail(path, f"exit_{side} without enter_{side}", rid, f"{where}.exit_{side}")
+    # Both sides given: the band between them is what passes; inverted, every value would be a fault.
+    if "enter_above" in tvals and "enter_below" in tvals and tvals["enter_below"] >= tvals["enter_above"]:
+        raise _fail(path, "enter_below must be less than enter_above (inverted thresholds)", rid, where)
     return Thresholds(**tvals)
 
 
@@ -218,22 +221,35 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
         bp = raw["body_parts"]
         if not isinstance(bp, list) or not all(isinstance(x, str) for x in bp):
             raise _fail(path, "must be a list of landmark names", rid, "body_parts")
+        from coach.landmarks import RIGHT
+
+        unknown_parts = [x for x in bp if x not in RIGHT.index]
+        if unknown_parts:
+            raise _fail(path, f"unknown landmark {unknown_parts[0]!r} (e.g. bow_wrist, draw_elbow)", rid, "body_parts")
         kw["body_parts"] = tuple(bp)
     else:
         kw["body_parts"] = METRICS[metric].landmarks
     return Rule(**kw)
 
 
+MAX_PACK_BYTES = 4 << 20  # the bundled pack is 30 KB; a FIFO or /dev/urandom must not be read forever
+
+
 def load_pack(path: str | Path | None = None) -> RulePack:
+    from coach.errors import CoachError
+    from coach.safe_io import read_bounded
+
     p = Path(path) if path is not None else DEFAULT_PACK
     try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise _fail(p, "no such rule pack file") from None
-    except (OSError, UnicodeDecodeError) as e:
+        doc = tomllib.loads(read_bounded(p, "rule pack file", MAX_PACK_BYTES).decode("utf-8"))
+    except CoachError as e:
+        raise _fail(e.path, "no such rule pack file" if e.problem == "no such file" else e.problem) from None
+    except UnicodeDecodeError as e:
         raise _fail(p, f"cannot be read ({e.__class__.__name__})") from None
     except tomllib.TOMLDecodeError as e:
         raise _fail(p, f"is not valid TOML ({e})") from None
+    except RecursionError:
+        raise _fail(p, "is not a rule pack (nested too deeply)") from None
     if doc.get("schema") != PACK_SCHEMA:
         raise _fail(p, f"schema must be {PACK_SCHEMA!r}, got {doc.get('schema')!r}", None, "schema")
     for k in ("id", "version", "title"):
@@ -242,8 +258,14 @@ def load_pack(path: str | Path | None = None) -> RulePack:
     rules_raw = doc.get("rules")
     if not isinstance(rules_raw, list) or not rules_raw:
         raise _fail(p, "a pack needs at least one [[rules]] entry", None, "rules")
+    bad = next((i for i, r in enumerate(rules_raw) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise _fail(p, f"entry {bad + 1} is not a table (each rule is a [[rules]] table)", None, "rules")
     seen: set[str] = set()
     rules = tuple(_parse_rule(p, r, seen) for r in rules_raw)
+    for r in rules:  # a family groups faces of one classical rule; its name is a key in reports, like an id
+        if r.family and not r.family.isidentifier():
+            raise _fail(p, f"family must be a rule-like identifier, got {r.family[:40]!r}", r.id, "family")
     return RulePack(doc["id"], doc["version"], doc["title"], str(p), rules)
 
 

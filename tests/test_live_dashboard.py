@@ -6,7 +6,6 @@ times, never blocking) and the watchdog that stops runs nobody watches, without 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -108,7 +107,7 @@ def test_camera_check_renders(env):
         assert f"**{label}**" in body
     assert "Rules judged from this view" in body and "Bow arm straight as a branch" in body
     assert "Rules not judged from this view" in body  # rules that need more than body landmarks, with why
-    at.text_input(key="live_source").input(str(Path(env) / "nothing.mp4"))
+    at.text_input(key="live_source").input(str(SAMPLES / "nothing.mp4"))  # allowed folder, no file
     at.button(key="live_check").click().run()
     no_exception(at)
     assert "no such file" in at.error[0].value

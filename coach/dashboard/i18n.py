@@ -183,10 +183,12 @@ TEXT: dict[str, tuple[str, str]] = {
     "live_mode": ("攝影機", "Camera"),
     "live_mode_machine": ("本機攝影機／影片", "This computer's camera / a video"),
     "live_mode_browser": ("瀏覽器攝影機（手機、平板）", "The browser's camera (phone, tablet)"),
-    "live_source": ("來源：攝影機編號、影片檔或網址", "Source: camera index, video file or URL"),
+    "live_source": ("來源：攝影機編號或影片檔", "Source: camera index or video file"),
     "live_source_help": (
-        "0 是第一台攝影機；影片檔會以實際速度播放，就像攝影機。",
-        "0 is the first camera; a video file is played at its real rate, like a camera.",
+        "0 是第一台攝影機；範例或上傳的影片會以實際速度播放，就像攝影機。其他檔案或網址需由管理者在 "
+        "COACH_LIVE_SOURCES 中允許。",
+        "0 is the first camera; a sample or uploaded video is played at its real rate, like a camera. Other "
+        "files or URLs only where the operator allows them in COACH_LIVE_SOURCES.",
     ),
     "live_start": ("開始", "Start"),
     "live_stop": ("停止", "Stop"),
@@ -252,6 +254,16 @@ TEXT: dict[str, tuple[str, str]] = {
     "check_light": ("光線", "Light"),
     "check_judgeable": ("此視角可判斷的規則（{n}）", "Rules judged from this view ({n})"),
     "check_not_judgeable": ("此視角不能判斷的規則（{n}）", "Rules not judged from this view ({n})"),
+    # access (coach/dashboard/access.py)
+    "login_title": ("射經教練：請登入", "射經 Coach: sign in"),
+    "login_intro": (
+        "這個儀表板在區域網路上分享；請輸入啟動時顯示的通行碼或權杖。",
+        "This dashboard is shared on the network; enter the passcode or the token shown when it started.",
+    ),
+    "login_passcode": ("通行碼或權杖", "Passcode or token"),
+    "login_enter": ("進入", "Enter"),
+    "login_wrong": ("通行碼不對。", "That is not the passcode."),
+    "upload_keep": ("分析後保留上傳的影片", "Keep the uploaded video after the analysis"),
 }
 
 

@@ -27,9 +27,11 @@ from ..overlay import PoseView
 from ..pipeline import require_person
 from ..render import analyze_with_poses, draw_video
 from ..results import SessionReport
+from ..safe_io import os_problem
 from ..store import SessionRecorder
 from .settings import DEMO_ARCHER, Settings
 
+MB = 1 << 20
 QUEUED, ANALYSE, RENDER, DONE, FAILED = "queued", "analyse", "render", "done", "error"
 
 
@@ -47,19 +49,52 @@ def save_upload(data: bytes, name: str, settings: Settings) -> Path:
     shown = Path(name).name or "upload"
     if not data:
         raise CoachError(shown, "is empty (0 bytes)")
+    # The browser's limit (server.maxUploadSize) is the client's to ignore; the server enforces its own.
+    if len(data) > settings.upload_max_mb * MB:
+        raise CoachError(shown, f"is larger than the {settings.upload_max_mb} MB upload limit")
     digest = hashlib.sha256(data).hexdigest()[:12]
-    settings.uploads.mkdir(parents=True, exist_ok=True)
     dest = settings.uploads / f"{digest}-{_safe_name(shown)}"
-    if not dest.exists():
-        tmp = dest.with_name(f".{dest.name}.part")
-        tmp.write_bytes(data)
-        tmp.replace(dest)
+    tmp = dest.with_name(f".{dest.name}.part")
+    try:
+        settings.uploads.mkdir(parents=True, exist_ok=True)
+        prune_uploads(settings, room=len(data))
+        if not dest.exists():
+            tmp.write_bytes(data)
+            tmp.replace(dest)
+    except OSError as e:  # a full disk: one line, and no partial file left
+        tmp.unlink(missing_ok=True)
+        raise CoachError(shown, f"cannot be kept on the server ({os_problem(e)})") from None
     try:
         FrameSource(dest).close()
     except CoachError as e:
         dest.unlink(missing_ok=True)
         raise CoachError(shown, e.problem) from None
     return dest
+
+
+def prune_uploads(settings: Settings, room: int = 0) -> list[Path]:
+    """Uploads are kept under a total cap: the oldest are deleted until `room` more bytes fit."""
+    if not settings.uploads.is_dir():
+        return []
+    files = sorted(
+        (p for p in settings.uploads.iterdir() if p.is_file() and not p.name.startswith(".")),
+        key=lambda p: p.stat().st_mtime,
+    )
+    total = sum(p.stat().st_size for p in files) + room
+    gone = []
+    while files and total > settings.uploads_cap_mb * MB:
+        p = files.pop(0)
+        total -= p.stat().st_size
+        p.unlink(missing_ok=True)
+        gone.append(p)
+    return gone
+
+
+def discard_upload(settings: Settings, video: Path) -> None:
+    """After its analysis an upload is deleted unless the user asked to keep it (the session, its key frames
+    and the annotated video are in the store and the media folder already)."""
+    if video.parent.resolve() == settings.uploads.resolve():
+        video.unlink(missing_ok=True)
 
 
 # ---- jobs -------------------------------------------------------------------------------------------------
@@ -127,12 +162,15 @@ class JobManager:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
 
-    def submit(self, settings: Settings, video: Path, archer: ArcherSpec, shown_name: str | None = None) -> Job:
+    def submit(
+        self, settings: Settings, video: Path, archer: ArcherSpec, shown_name: str | None = None, keep: bool = True
+    ) -> Job:
+        """`keep=False`: an upload is deleted once analysed (coach/dashboard/jobs.py discard_upload)."""
         with self._lock:
             jid = f"job{next(self._ids)}"
             job = Job(JobState(jid, shown_name or Path(video).name, archer.name, started=time.time()))
             self._jobs[jid] = job
-        self._pool.submit(_run_job, job, settings, Path(video), archer)
+        self._pool.submit(_run_job, job, settings, Path(video), archer, keep)
         return job
 
     def get(self, job_id: str | None) -> Job | None:
@@ -169,7 +207,7 @@ class JobManager:
 JOBS = JobManager()
 
 
-def _run_job(job: Job, settings: Settings, video: Path, archer: ArcherSpec) -> None:
+def _run_job(job: Job, settings: Settings, video: Path, archer: ArcherSpec, keep: bool = True) -> None:
     def progress(stage: str, done: int, total: int | None) -> None:
         job.update(stage=stage, done=done, total=total)
 
@@ -183,6 +221,9 @@ def _run_job(job: Job, settings: Settings, video: Path, archer: ArcherSpec) -> N
 
         logging.getLogger(__name__).exception("analysis of %s failed", video)
         job.update(stage=FAILED, error=f"{job.snapshot().video}: {e.__class__.__name__}: {e}", finished=time.time())
+    finally:
+        if not keep:
+            discard_upload(settings, video)
 
 
 # ---- the analysis ---------------------------------------------------------------------------------------
@@ -244,6 +285,9 @@ def draw_annotated(video: Path, out: Path, report: SessionReport, poses: dict[in
     pack = load_pack(report.rule_pack.get("path") or None)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.stem}.part.mp4")
-    draw_video(video, tmp, report, poses, pack, progress=progress, crf=26, preset="veryfast")
-    tmp.replace(out)
+    try:
+        draw_video(video, tmp, report, poses, pack, progress=progress, crf=26, preset="veryfast")
+        tmp.replace(out)
+    finally:  # a full disk must not leave the partial file behind (the caller logs and carries on)
+        tmp.unlink(missing_ok=True)
     return out

@@ -4,7 +4,10 @@
 - `COACH_MEDIA`: annotated videos and uploads (default: `<db name>-media/` beside the store);
 - `COACH_SAMPLES`: the sample clips offered on the Analyze page (default: the repository's `sample_videos/`);
 - `COACH_DEMO`: the sample analysed on first start when the store is empty (default `short_1shot`;
-  `off` turns it off).
+  `off` turns it off);
+- `COACH_UPLOAD_MB`: the largest upload the server keeps (default 500, as `server.maxUploadSize`);
+- `COACH_UPLOADS_CAP_MB`: the most all kept uploads may take together; the oldest go first (default 2048);
+- `COACH_LIVE_SOURCES`: what the Live page may open besides cameras, samples and uploads (coach/dashboard/access.py).
 """
 
 from __future__ import annotations
@@ -21,12 +24,19 @@ VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 DEMO_ARCHER = "示範射手 Demo"
 
 
+def _mb(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else default
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     db: Path
     media: Path
     samples: Path
     demo: str | None
+    upload_max_mb: int = 500
+    uploads_cap_mb: int = 2048
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -34,7 +44,14 @@ class Settings:
         media = Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
         samples = Path(os.environ.get("COACH_SAMPLES") or REPO / "sample_videos")
         demo = os.environ.get("COACH_DEMO", "short_1shot").strip()
-        return cls(db, media.resolve(), samples.resolve(), None if demo.lower() in ("", "off", "0", "no") else demo)
+        return cls(
+            db,
+            media.resolve(),
+            samples.resolve(),
+            None if demo.lower() in ("", "off", "0", "no") else demo,
+            _mb("COACH_UPLOAD_MB", 500),
+            _mb("COACH_UPLOADS_CAP_MB", 2048),
+        )
 
     @property
     def uploads(self) -> Path:

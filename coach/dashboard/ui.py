@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import streamlit as st
@@ -18,6 +19,19 @@ PAGES = {
     "rulebook": "coach/dashboard/pages/rulebook.py",
     "live": "coach/dashboard/pages/live.py",
 }
+
+
+# The characters that make Markdown fetch, link, format or embed: images and links need [ ] (and <…> for
+# autolinks and HTML), Streamlit's directives :red[…] need [ ], math needs $, code and emphasis ` * ~ |.
+# Escaping these is enough to keep user text literal, and leaves ordinary names (a_b.mp4) readable.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>$~|])")
+
+
+def esc(text: object) -> str:
+    """User text (names, comments, file names, error lines) as literal text inside Streamlit's Markdown: a
+    comment's `![x](http://…)` is shown, never fetched by the viewers' browsers, and `:red[…]` or `$…$` are
+    not interpreted."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 def lang() -> str:
@@ -79,6 +93,6 @@ def job_progress(job_id: str, poll_s: float = 1.0) -> JobState | None:
 
 def show_job_outcome(s: JobState) -> None:
     if s.stage == FAILED:
-        st.error(tr("analysis_failed", error=s.error), icon=":material/error:")
+        st.error(tr("analysis_failed", error=esc(s.error)), icon=":material/error:")
     elif s.stage == DONE:
         st.success(tr("analysis_done", sid=s.sid, shots=s.shots), icon=":material/check_circle:")

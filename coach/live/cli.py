@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 
 def register(sub) -> None:
@@ -26,6 +25,7 @@ def register(sub) -> None:
     p.add_argument("--archer", metavar="NAME", help="record each shot for this archer in the session store")
     p.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
     p.add_argument("--json", metavar="OUT", help="write the session report(s) as JSON when done")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     p.add_argument("--check", action="store_true", help="check the camera set-up (framing, view, distance, light)")
     p.add_argument("--check-seconds", type=float, default=2.0, help=argparse.SUPPRESS)
     p.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
@@ -35,6 +35,12 @@ def register(sub) -> None:
 
     _common(p)
     p.set_defaults(func=cmd_live)
+
+
+def _protected(args) -> dict:
+    from ..cli import _protected as protected
+
+    return protected(args, args.source if not str(args.source).strip().isdigit() else None)
 
 
 def _has_display() -> bool:
@@ -52,6 +58,10 @@ def cmd_live(args) -> int:
     pack = load_pack(args.rules)
     profile = _profile(args)
     spec = parse_source(args.source)
+    if args.json:  # refused now, not after the session has been coached
+        from ..report.output import prepare_output
+
+        prepare_output(args.json, args.force, _protected(args))
     if args.check:
         from .check import check_source, format_check
 
@@ -108,10 +118,11 @@ def cmd_live(args) -> int:
     finally:
         announcer.close()
     if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
+        from ..report.output import write_output
+
         doc = [r.to_json() for r in reports]
-        out.write_text(json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1), encoding="utf-8")
+        text = json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1)
+        write_output(args.json, text, args.force, _protected(args))
     if db_path is not None:
         print(f"recorded {sum(len(r.shots) for r in reports)} shot(s) for {args.archer} in {db_path}")
     return 0
@@ -129,44 +140,68 @@ def _wait_headless(session, max_seconds: float | None) -> None:
 
 
 def _recording(args, pack, profile, spec):
-    """Check the store and the archer now (a bad --db fails before the camera opens), and say how each live
-    session records: every shot committed the moment it completes. SQLite connections belong to one thread,
-    so each session opens its own in the analysis thread that calls the factory."""
-    from ..store import Store, default_db_path, now_iso
+    """Check the store and read the archer now, read-only (a bad --db fails before the camera opens), and say
+    how each live session records: every shot committed the moment it completes. Nothing is written — not
+    the archer, not a session — until there is a shot (or a finished session that saw a person), so a source
+    that cannot be read leaves the store as it was. SQLite connections belong to one thread, so each session
+    opens its own in the analysis thread that calls the factory."""
+    from ..store import Store, _writable, default_db_path, normalize_name, now_iso
 
     path = default_db_path(args.db)
-    with Store.open(path) as store:
-        archer = store.ensure_archer(args.archer)
-    if args.handedness == "auto" and archer.handedness:
+    name = normalize_name(args.archer)
+    archer = None
+    if path.exists() and path.stat().st_size > 0:
+        if not _writable(path):
+            from ..errors import CoachError
+
+            raise CoachError(path, "is read-only (read-only media or permissions); nothing can be recorded")
+        with Store.open(path, readonly=True) as store:
+            archer = store.archer(name)
+    if args.handedness == "auto" and archer is not None and archer.handedness:
         profile = archer.profile()  # the archer's saved profile, unless the command line says otherwise
     started = now_iso()
 
     def factory(n: int, ring):
         # A live session is never the same content twice: key it by source, start time and session number.
-        return LiveRecorder(path, archer.name, str(spec), pack, profile, ring, f"live:{spec}:{started}:{n}")
+        return LiveRecorder(path, name, str(spec), pack, profile, ring, f"live:{spec}:{started}:{n}")
 
     return path, profile, factory
 
 
 class LiveRecorder:
-    """A store.SessionRecorder with its own connection, opened and used in the analysis thread."""
+    """A store.SessionRecorder with its own connection, opened and used in the analysis thread — at the first
+    shot, or at a finish that saw a person, never for nothing."""
 
-    def __init__(self, path, archer, source, pack, profile, ring, chash):
+    def __init__(self, path, archer, source, pack, profile, ring, chash, on_start=None):
+        self._args = (path, archer, source, pack, profile, ring, chash)
+        self._on_start = on_start  # told the session id when the session is first written
+        self.store = self.rec = None
+        self.sid = None
+
+    def _start(self):
         from ..store import SessionRecorder, Store
 
+        path, archer, source, pack, profile, ring, chash = self._args
         self.store = Store.open(path)
         self.rec = SessionRecorder(self.store, archer, source, pack, profile, grabber=ring, chash=chash)
         self.sid = self.rec.sid
+        if self._on_start is not None:
+            self._on_start(self.sid)
+        return self.rec
 
     def on_shot(self, shot, analyzer) -> None:
-        self.rec.on_shot(shot, analyzer)
+        (self.rec or self._start()).on_shot(shot, analyzer)
 
     def finish(self, report) -> None:
-        self.rec.finish(report)
+        if self.rec is None and not report.frames_with_person:
+            return
+        (self.rec or self._start()).finish(report)
 
     def close(self) -> None:
-        self.rec.close()
+        if self.rec is not None:
+            self.rec.close()
         try:
-            self.store.close()
+            if self.store is not None:
+                self.store.close()
         except Exception:
             pass

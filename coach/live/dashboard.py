@@ -20,10 +20,11 @@ import streamlit as st
 
 from posture_rules.pack import RulePack, load_pack
 
-from ..capture import parse_source
+from ..dashboard.access import live_source
 from ..dashboard.data import archer_names
 from ..dashboard.i18n import t
 from ..dashboard.settings import Settings
+from ..dashboard.ui import esc
 from ..errors import CoachError
 from ..results import ShotResult
 from .check import FAIL, OK, WARN, CameraCheck
@@ -87,10 +88,11 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
 
             try:
                 with st.spinner(tr("check_run")):
-                    st.session_state["live_check_result"] = check_source(parse_source(spec.strip()), pack=_pack())
+                    src = live_source(spec, settings)  # cameras, samples, uploads; more only if configured
+                    st.session_state["live_check_result"] = check_source(src, pack=_pack())
             except CoachError as e:
                 st.session_state.pop("live_check_result", None)
-                st.error(tr("live_cannot_open", error=e), icon=":material/error:")
+                st.error(tr("live_cannot_open", error=esc(e)), icon=":material/error:")
         result = st.session_state.get("live_check_result")
         if isinstance(result, CameraCheck):
             show_check(result, lang)
@@ -105,9 +107,9 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
             st.warning(tr("live_need_source"))
         else:
             try:
-                new = CameraRun(settings.db, archer, spec.strip(), pack=_pack()).start()
+                new = CameraRun(settings.db, archer, live_source(spec, settings), pack=_pack()).start()
             except CoachError as e:  # a missing camera or file, a bad URL, a store that is not ours: one line
-                st.error(tr("live_cannot_open", error=e), icon=":material/error:")
+                st.error(tr("live_cannot_open", error=esc(e)), icon=":material/error:")
             else:
                 REGISTRY.put(CAMERA_KEY, new)
                 st.rerun()
@@ -137,7 +139,7 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         try:
             run = REGISTRY.put(key, BrowserRun(settings.db, archer, pack=_pack()))
         except CoachError as e:
-            st.error(str(e), icon=":material/error:")
+            st.error(esc(e), icon=":material/error:")
             return
 
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
@@ -214,13 +216,13 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     pack = run.board.pack
     if snap.error:
-        st.error(tr("live_failed", error=snap.error), icon=":material/error:")
+        st.error(tr("live_failed", error=esc(snap.error)), icon=":material/error:")
     elif snap.state == "starting":
         st.info(tr("live_starting"), icon=":material/hourglass_top:")
     elif snap.running:
-        st.caption(f":red[●] {tr('live_running', source=snap.source)} · {snap.archer}")
+        st.caption(f":red[●] {tr('live_running', source=esc(snap.source))} · {esc(snap.archer)}")
     else:
-        st.caption(f"■ {tr('live_stopped', source=snap.source)} · {snap.archer}")
+        st.caption(f"■ {tr('live_stopped', source=esc(snap.source))} · {esc(snap.archer)}")
     if snap.status and snap.running:
         st.warning(snap.status, icon=":material/videocam_off:")
     if show_image:

@@ -212,9 +212,8 @@ def _recorder_factory(db, archer: str, source: str, pack: RulePack, profile: Pro
 
     def factory(n: int, ring):
         # called in the analysis thread: the recorder's SQLite connection belongs to it
-        rec = LiveRecorder(db, archer, source, pack, profile, ring, f"live:{source}:{started}:{n}")
-        board.add_sid(rec.sid)
-        return rec
+        # the session id is known once the recorder writes (at the first shot): the board hears it then
+        return LiveRecorder(db, archer, source, pack, profile, ring, f"live:{source}:{started}:{n}", board.add_sid)
 
     return factory
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from ..errors import CoachError
+from ..safe_io import store_files
 from ..store import Store
 from .data import ReportData, gather
 from .output import write_output
@@ -49,7 +50,7 @@ def write_report(
         raise CoachError(None, f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
     d = gather(store, session_id)
     path = Path(out) if out else Path(default_name(d, fmt))
-    return write_output(path, render(d, fmt), force)
+    return write_output(path, render(d, fmt), force, protect=store_files(store.path))
 
 
 __all__ = ["FORMATS", "ReportData", "gather", "render", "write_report"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
 from ..results import SESSION_SCHEMA
+from ..safe_io import FormulaSafeWriter
 from .data import ReportData
 
 CSV_COLUMNS = (
@@ -40,7 +40,7 @@ CSV_COLUMNS = (
 def render_csv(d: ReportData) -> str:
     """UTF-8 with a byte-order mark so spreadsheet programs read the Chinese text right."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = FormulaSafeWriter(buf, lineterminator="\n")  # names, sources, comments: never formulas
     w.writerow(CSV_COLUMNS)
     s = d.session
     for x in d.shots:

@@ -65,6 +65,7 @@ def render() -> None:
     mb = st.get_option("server.maxUploadSize")
     st.caption(ui.tr("upload_limit", mb=mb))
     clip = upload = None
+    keep = False
     if source == "sample":
         clips = settings.sample_clips()
         if not clips:
@@ -81,6 +82,7 @@ def render() -> None:
             key="upload",
             help=ui.tr("upload_limit", mb=mb),
         )
+        keep = st.checkbox(ui.tr("upload_keep"), value=False, key="upload_keep")
 
     archer = choose_archer(settings)
 
@@ -94,9 +96,9 @@ def render() -> None:
                 video = clip if clip is not None else save_upload(upload.getvalue(), upload.name, settings)
                 shown = clip.name if clip is not None else upload.name
             except CoachError as e:
-                st.error(ui.tr("analysis_failed", error=e), icon=":material/error:")
+                st.error(ui.tr("analysis_failed", error=ui.esc(e)), icon=":material/error:")
             else:
-                job = JOBS.submit(settings, video, archer, shown_name=shown)
+                job = JOBS.submit(settings, video, archer, shown_name=shown, keep=clip is not None or keep)
                 st.session_state["job"] = job.snapshot().id
 
     job_id = st.session_state.get("job")

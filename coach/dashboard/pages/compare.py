@@ -67,7 +67,7 @@ def render() -> None:
     cols = st.columns(2)
     for col, (name, s) in zip(cols, picked.items()):
         with col:
-            st.markdown(f"**{name}** — {s['label']}")
+            st.markdown(f"**{ui.esc(name)}** — {ui.esc(s['label'])}")
             if s["kf"] is not None:
                 kind, frame, jpeg = s["kf"]
                 st.image(jpeg, caption=f"{ui.tr('kf_' + kind)} · #{frame}", width="stretch")

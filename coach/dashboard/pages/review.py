@@ -211,7 +211,7 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
         for a in rd.annotations:
             where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
             name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
-            text = f" — {a['comment']}" if a.get("comment") else ""
+            text = f" — {ui.esc(a['comment'])}" if a.get("comment") else ""  # user text: shown, never rendered
             st.markdown(
                 f"- {a['created_at'][:16].replace('T', ' ')} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}"
             )
@@ -233,7 +233,7 @@ def render() -> None:
     fps = rd.fps
     shots = [sv.data for sv in rd.shots]
     for note in rd.notes:
-        st.caption(f"{ui.tr('notes')}: {note}")
+        st.caption(f"{ui.tr('notes')}: {ui.esc(note)}")
     video_panel(settings, sid, rd.session, shots, rd.pack, fps)
     shot_panels(rd, lang)
     consistency_panel(rd, lang)

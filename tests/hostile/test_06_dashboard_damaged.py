@@ -1,0 +1,54 @@
+"""Issue 18 item 6, the dashboard's half: a store with a damaged JSON field, a damaged stored shot or a
+dropped table is never a traceback on any page — a page that reads the damage says so in one line naming the
+store — and the store is not written."""
+
+import shutil
+import sqlite3
+
+import pytest
+from hostile_corpus import ROOT, make_store, snapshot
+from streamlit.testing.v1 import AppTest
+
+PAGES = ("review", "analyze", "compare", "trends", "rulebook", "live")
+
+
+def _damage(db, how: str) -> None:
+    c = sqlite3.connect(db)
+    if how == "json":
+        c.execute("UPDATE sessions SET report_json = '{not json', profile_json = '['")
+        c.execute("UPDATE archers SET overrides_json = '{'")
+    elif how == "blob":
+        c.execute("UPDATE shots SET shot_json = 'x'")
+    else:
+        c.execute("DROP TABLE findings")
+    c.commit()
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+
+
+@pytest.mark.parametrize("how", ["json", "blob", "table"])
+def test_every_page_says_one_line(tmp_path, monkeypatch, how):
+    from coach.results import Finding, ShotResult
+    from coach.store import Store
+
+    db = make_store(tmp_path / "made")
+    with Store.open(db) as store:
+        store.record_shot(1, ShotResult(0, 0, 1, 2, 5, 8, 30.0, findings=[Finding("cup_of_water", "fault", 1.0, {})]))
+    shutil.copy(db, tmp_path / "coach.db")
+    _damage(tmp_path / "coach.db", how)
+    monkeypatch.setenv("COACH_DB", str(tmp_path / "coach.db"))
+    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
+    monkeypatch.setenv("COACH_DEMO", "off")
+    before = snapshot(tmp_path / "coach.db")
+    said = []
+    for page in PAGES:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        at.session_state["lang"] = "en"
+        at.switch_page(f"coach/dashboard/pages/{page}.py")
+        at.run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        for e in at.error:  # a page that reads the damage says so in one line naming the store
+            assert "coach.db" in e.value and "\n" not in e.value.strip(), (page, e.value)
+            said.append(page)
+    assert "review" in said  # the review reads everything of the session
+    assert snapshot(tmp_path / "coach.db") == before
