@@ -28,7 +28,4 @@ pages = [
     st.Page(ui.PAGES["live"], title=ui.tr("page_live"), icon=":material/videocam:", url_path="live"),
 ]
 st.sidebar.caption(f"{ui.tr('db')}: `{settings.db}`")
-try:
-    st.navigation(pages).run()
-except CoachError as e:  # a bad rule pack, store or video: one line naming the file and the problem
-    st.error(str(e), icon=":material/error:")
+ui.run_page(st.navigation(pages))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from posture_rules.pack import RulePack
 
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, release_remarks
+from .valuefmt import limits_text, value_text
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
 
@@ -17,21 +18,15 @@ def _fmt(v: float | None, unit: str = "") -> str:
 
 
 def _limits(f: Finding) -> str:
-    parts = []
-    if "below" in f.threshold:
-        parts.append(f"≥ {f.threshold['below']:g}")
-    if "above" in f.threshold:
-        parts.append(f"≤ {f.threshold['above']:g}")
-    return " and ".join(parts)
+    return limits_text(f.threshold, f.unit)
 
 
 def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     rule = pack.by_id.get(f.rule)
     name = f"{f.rule} {rule.name_zh}" if rule else f.rule
-    unit = {"deg": "°", "SW": " SW", "s": " s"}.get(f.unit, "")
     if rule and rule.confidence == "low" and f.verdict == FAULT:
         name += " (?)"  # an interpretive or low-confidence rule: a hint, not a verdict
-    line = f"    {MARK[f.verdict]:8} {name:28} value {_fmt(f.value, unit):>9}  ok if {_limits(f)}"
+    line = f"    {MARK[f.verdict]:8} {name:28} value {value_text(f.value, f.unit, f.threshold):>9}  ok if {_limits(f)}"
     out = [line]
     if f.verdict == FAULT and rule:
         if f.start_frame is not None:

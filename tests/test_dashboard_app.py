@@ -147,7 +147,7 @@ def wait_for_job(at: AppTest, timeout: float = 240) -> AppTest:
 @pytest.fixture(scope="module")
 def analysed(env):
     at = app("analyze").run()
-    at.selectbox(key="archer").set_value(NEW_ARCHER).run()
+    at.selectbox(key="archer.en").set_value(NEW_ARCHER).run()
     at.selectbox(key="sample").set_value("short_1shot")
     at.text_input(key="new_name").input("王小明")
     at.radio(key="hand").set_value("right")
@@ -166,7 +166,7 @@ def analysed(env):
 def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     at, sid = analysed
     assert [t.value for t in at.title] == ["Session review"]
-    assert at.selectbox(key="review_session").value == sid
+    assert at.selectbox(key="review_session.en").value == sid
     assert env.annotated_video(sid).is_file()
     assert at.get("video")  # the annotated video
     (timeline,) = at.get("vega_lite_chart")

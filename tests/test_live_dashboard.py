@@ -93,7 +93,7 @@ def test_start_asks_for_the_archer(env):
     at.text_input(key="live_source").input(str(CLIP))
     at.button(key="live_start").click().run()
     no_exception(at)
-    assert "Enter the archer's name" in at.warning[0].value
+    assert "Choose the archer first, or create one" in at.warning[0].value
     assert REGISTRY.get("camera") is None
 
 

@@ -13,11 +13,10 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
 from ..engine import phase_windows
-from ..report.data import limits_text
+from ..valuefmt import limits_parts, value_text
 from .i18n import t
 
 TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
-UNIT_MARK = {"deg": "°", "SW": " SW", "s": " s"}
 
 
 def archer_names(store) -> list[str]:
@@ -35,11 +34,16 @@ def rule_name(pack: RulePack, rid: str, lang: str) -> str:
     return r.name_en if lang == "en" else r.name_zh
 
 
-def fmt_value(v, unit: str = "") -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "—"
-    s = f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
-    return s + UNIT_MARK.get(unit, f" {unit}" if unit else "")
+def fmt_value(v, unit: str = "", threshold: dict | None = None) -> str:
+    return value_text(v, unit, threshold)
+
+
+def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
+    """The range that is fine, in the reader's language and with the unit: "−8° 至 18°", "at least 155°"."""
+    lo, hi = limits_parts(threshold, unit)
+    if lo and hi:
+        return t("lim_range", lang, lo=lo, hi=hi)
+    return t("lim_min", lang, lo=lo) if lo else t("lim_max", lang, hi=hi) if hi else ""
 
 
 def session_label(s: dict, lang: str) -> str:
@@ -159,6 +163,13 @@ def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None
     return out
 
 
+def coach_note(act: dict, lang: str) -> str:
+    """The coach's verdict and comments on one finding. A comment-only note has no accept/dismiss, so its
+    action is empty and has no label of its own."""
+    words = [t(f"act_{act['action']}", lang)] if act.get("action") else []
+    return " · ".join(words + list(act.get("comments", [])))
+
+
 def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str) -> list[dict]:
     """The shot's verdict table: faults first, with the classical quote and the cue in both languages."""
     acts = latest_actions(annotations)
@@ -172,19 +183,15 @@ def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str)
             {
                 t("col_rule", lang): f"{rule_name(pack, f['rule'], lang)} ({f['rule']})",
                 t("col_verdict", lang): t(f"v_{f['verdict']}", lang),
-                t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "")
+                t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold"))
                 if f["verdict"] != "not_assessable"
                 else (f.get("reason") or "—"),
-                t("col_limits", lang): limits_text(f.get("threshold") or {}),
+                t("col_limits", lang): limits_label(f.get("threshold"), f.get("unit") or "", lang),
                 t("col_frames", lang): f"{a}–{b}" if a is not None else "",
                 t("col_quote", lang): f"{r.section}：{r.quote}" if r else "",
                 t("col_cue_zh", lang): r.cue_zh if r else "",
                 t("col_cue_en", lang): r.cue_en if r else "",
-                t("col_coach", lang): " · ".join(
-                    [t(f"act_{act['action']}", lang)] * bool(act.get("action")) + act.get("comments", [])
-                )
-                if act
-                else "",
+                t("col_coach", lang): coach_note(act, lang),
             }
         )
     return rows

@@ -31,7 +31,6 @@ from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 REFRESH_S = 0.5
-NEW = "\x00new"
 MAX_FAULTS_SHOWN = 12
 MARK = {OK: "✅", WARN: "⚠️", FAIL: "❌"}
 CHECK_ITEM_LABELS = {
@@ -63,12 +62,15 @@ def render(lang: str = "zh") -> None:
 
 # ---- who is shooting ----------------------------------------------------------------------------------------
 def _choose_archer(settings: Settings, lang: str) -> str | None:
+    """Nobody is pre-selected ("choose or create"), and the last archer chosen on Analyze or here is kept."""
+    from ..dashboard import ui
+
     with settings.store() as store:
         names = archer_names(store)
-    options = [*names, NEW]
-    labels = {n: (t("new_archer", lang) if n == NEW else n) for n in options}
-    pick = st.selectbox(t("archer", lang), options, format_func=lambda n: labels.get(n, n), key="live_archer")
-    if pick != NEW:
+    pick = ui.archer_choice(names)
+    if pick == ui.PICK:
+        return None
+    if pick != ui.NEW_ARCHER:
         return pick
     name = st.text_input(t("archer_name", lang), key="live_new_archer", placeholder="王小明 / Wang Xiaoming")
     return name.strip() or None
@@ -100,7 +102,7 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
     stop = c2.button(tr("live_stop"), key="live_stop", disabled=not running)
     if start:
         if archer is None:
-            st.warning(t("need_name", lang))
+            st.warning(t("need_archer", lang))
         elif not spec.strip():
             st.warning(tr("live_need_source"))
         else:
@@ -129,7 +131,7 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     st.caption(tr("live_browser_intro"))
     if archer is None:
-        st.warning(t("need_name", lang))
+        st.warning(t("need_archer", lang))
         return
     key = f"browser:{st.session_state.setdefault('live_browser_id', uuid.uuid4().hex)}"
     run = REGISTRY.get(key)

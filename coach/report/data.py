@@ -20,6 +20,8 @@ from ..errors import CoachError
 from ..overlay import Overlay, PoseView
 from ..results import release_remarks
 from ..store import Archer, Store
+from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
+from ..valuefmt import value_text as fmt_value
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–"}
 VERDICT_LABEL = {"fault": "fault 病", "pass": "pass 合", "not_assessable": "n/a 不可判"}
@@ -235,20 +237,8 @@ def gather(store: Store, sid: int) -> ReportData:
     )
 
 
-def limits_text(threshold: dict) -> str:
-    parts = []
-    if threshold.get("below") is not None:
-        parts.append(f"≥ {threshold['below']:g}")
-    if threshold.get("above") is not None:
-        parts.append(f"≤ {threshold['above']:g}")
-    return " and ".join(parts)
-
-
-def value_text(v, unit: str = "") -> str:
-    if v is None:
-        return "—"
-    u = {"deg": "°", "SW": " SW", "s": " s"}.get(unit, f" {unit}" if unit else "")
-    return f"{v:.2f}{u}" if abs(v) < 10 else f"{v:.1f}{u}"
+def value_text(v, unit: str = "", threshold: dict | None = None) -> str:
+    return fmt_value(v, unit, threshold)
 
 
 PHASE_LABELS = (

@@ -137,8 +137,8 @@ def _findings_table(d: ReportData, findings: list[dict], shot: int | None) -> li
         )
         out.append(
             f'<tr><td>{_e(d.rule_label(f["rule"]))}</td><td class="{_e(v)}">{VERDICT_MARK.get(v, "")} '
-            f"{_e(VERDICT_LABEL.get(v, v))}</td><td>{_e(value_text(f.get('value'), f.get('unit', '')))}</td>"
-            f"<td>{_e(limits_text(f.get('threshold') or {}))}</td><td>{frames}</td><td>{anns}</td></tr>"
+            f"{_e(VERDICT_LABEL.get(v, v))}</td><td>{_e(value_text(f.get('value'), f.get('unit', ''), f.get('threshold')))}</td>"
+            f"<td>{_e(limits_text(f.get('threshold') or {}, f.get('unit', '')))}</td><td>{frames}</td><td>{anns}</td></tr>"
         )
         r = d.rule(f["rule"])
         if v == "fault" and r:

@@ -134,7 +134,7 @@ def _findings(pdf: FPDF, d: ReportData, findings: list[dict], shot: int | None) 
         v = f["verdict"]
         line = (
             f"{VERDICT_MARK.get(v, '')} {VERDICT_LABEL.get(v, v)}  {d.rule_label(f['rule'])}  "
-            f"value {value_text(f.get('value'), f.get('unit', ''))}  ok if {limits_text(f.get('threshold') or {})}"
+            f"value {value_text(f.get('value'), f.get('unit', ''), f.get('threshold'))}  ok if {limits_text(f.get('threshold') or {}, f.get('unit', ''))}"
         )
         if v == "fault" and f.get("start_frame") is not None:
             line += f"  frames {f['start_frame']}–{f['end_frame']} ({f['start_frame'] / d.fps:.2f}–{f['end_frame'] / d.fps:.2f} s)"

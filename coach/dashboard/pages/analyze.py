@@ -8,23 +8,21 @@ from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
 from coach.errors import CoachError
 from coach.store import normalize_name
 
-NEW = "\x00new"
+NEW = ui.NEW_ARCHER
 HANDS = (None, "right", "left")
 HAND_KEYS = {None: "hand_auto", "right": "hand_right", "left": "hand_left"}
 STYLES = ("mediterranean", "thumb")
 TOLS = ("beginner", "club", "elite")
 
 
-def choose_archer(settings) -> ArcherSpec | None:
+def choose_archer(settings) -> ArcherSpec | None | str:
+    """The archer to record under: an `ArcherSpec`, None for a new archer with no usable name yet, or
+    `ui.PICK` while nobody is chosen."""
     with settings.store() as store:
         names = archer_names(store)
-    options = [*names, NEW]
-    pick = st.selectbox(
-        ui.tr("archer"),
-        options,
-        format_func=ui.fmt(options, lambda n: ui.tr("new_archer") if n == NEW else n),
-        key="archer",
-    )
+    pick = ui.archer_choice(names)
+    if pick == ui.PICK:
+        return ui.PICK
     if pick != NEW:
         with settings.store() as store:
             a = store.archer(pick)
@@ -85,7 +83,9 @@ def render() -> None:
     archer = choose_archer(settings)
 
     if st.button(ui.tr("start"), type="primary", key="analyse"):
-        if archer is None:
+        if archer == ui.PICK:
+            st.warning(ui.tr("need_archer"))
+        elif archer is None:
             st.warning(ui.tr("need_name"))
         elif clip is None and upload is None:
             st.warning(ui.tr("need_video"))

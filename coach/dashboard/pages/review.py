@@ -11,13 +11,14 @@ from coach.dashboard import ui
 from coach.dashboard.data import (
     fault_jumps,
     fmt_value,
+    limits_label,
     rule_name,
     session_label,
     timeline_rows,
     verdict_rows,
 )
 from coach.dashboard.jobs import JOBS
-from coach.report.data import gather, limits_text
+from coach.report.data import gather
 
 PHASE_COLOURS = ["#8fb3d9", "#5b8cc2", "#2f5f98", "#e0b050", "#7fb069", "#c0392b"]
 
@@ -53,13 +54,8 @@ def pick_session(sessions: list[dict]) -> int:
     want = st.session_state.pop("review_sid", None)
     if want in ids:
         st.session_state["review_session"] = want
-    elif st.session_state.get("review_session") not in ids:
-        st.session_state["review_session"] = ids[-1]
-    return st.selectbox(
-        ui.tr("session"),
-        ids,
-        format_func=ui.fmt(ids, lambda i: session_label(by_id[i], ui.lang())),
-        key="review_session",
+    return ui.choice(
+        ui.tr("session"), ids, "review_session", lambda i: session_label(by_id[i], ui.lang()), default=ids[-1]
     )
 
 
@@ -93,7 +89,7 @@ def video_panel(settings, sid: int, session: dict, shots: list[dict], pack, fps:
     start = 0.0
     if jumps:
         labels = [ui.tr("jump_none")] + [j["label"] for j in jumps]
-        k = st.selectbox(ui.tr("jump_to"), range(len(labels)), format_func=labels.__getitem__, key=f"jump_{sid}")
+        k = ui.choice(ui.tr("jump_to"), range(len(labels)), f"jump_{sid}", labels.__getitem__, default=0)
         if k:
             start = jumps[k - 1]["jump_s"]
     else:
@@ -163,8 +159,8 @@ def consistency_panel(rd, lang: str) -> None:
             {
                 ui.tr("col_rule"): rule_name(rd.pack, f["rule"], lang),
                 ui.tr("col_verdict"): ui.tr(f"v_{f['verdict']}"),
-                ui.tr("col_value"): fmt_value(f.get("value"), f.get("unit") or ""),
-                ui.tr("col_limits"): limits_text(f.get("threshold") or {}),
+                ui.tr("col_value"): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold")),
+                ui.tr("col_limits"): limits_label(f.get("threshold"), f.get("unit") or "", lang),
                 ui.tr("col_quote"): f"{r.section}：{r.quote}" if r else "",
                 ui.tr("col_cue_zh"): r.cue_zh if r else "",
                 ui.tr("col_cue_en"): r.cue_en if r else "",
@@ -189,8 +185,12 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
         return f"{where} · {rule_name(rd.pack, rid, lang)} · {ui.tr('v_' + verdict)}"
 
     with st.form(f"annotate_{sid}", clear_on_submit=True):
+        # inside a form no widget may have a callback, so this one is simply fresh per language
         k = st.selectbox(
-            ui.tr("finding"), range(len(targets)), format_func=ui.fmt(range(len(targets)), label), key="ann_target"
+            ui.tr("finding"),
+            range(len(targets)),
+            format_func=ui.fmt(range(len(targets)), label),
+            key=f"ann_target.{lang}",
         )
         action = st.radio(
             ui.tr("action"),

@@ -1,0 +1,110 @@
+"""What a new user tripped over in the dashboard (issue 15), under Streamlit's AppTest on a store filled from a
+recorded pose track (no model run): comment-only notes, no traceback on any page, the language, the archer
+picker, dismissed faults, values at their limit, untranslated text."""
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from coach.cli import main
+from coach.dashboard import data as dash_data
+from coach.store import Store
+
+PAGES = "coach/dashboard/pages"
+TRACK = ROOT / "tests" / "golden" / "fault_elbow.pose.json.gz"  # three shots, cup_of_water faulted in shot 1
+ARCHER = "王小明"
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ux")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("COACH_DB", str(tmp / "coach.db"))
+    mp.setenv("COACH_MEDIA", str(tmp / "media"))
+    mp.setenv("COACH_SAMPLES", str(tmp / "samples"))
+    mp.setenv("COACH_DEMO", "off")
+    assert main(["analyze", "--pose-track", str(TRACK), "--archer", ARCHER, "--db", str(tmp / "coach.db")]) == 0
+    with Store.open(tmp / "coach.db") as store:
+        (s,) = store.sessions()
+    yield {"db": tmp / "coach.db", "sid": s["id"]}
+    mp.undo()
+
+
+def app(page: str | None = None, lang: str = "en") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["lang"] = lang
+    if page:
+        at.switch_page(f"{PAGES}/{page}.py")
+    return at
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def cells(at: AppTest) -> str:
+    return "\n".join(str(v) for df in at.dataframe for v in df.value.astype(str).to_numpy().ravel())
+
+
+# ---- 1. a comment-only note, and no traceback on any page ------------------------------------------------------
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_comment_only_note_on_an_unjudged_finding_keeps_the_review(env, lang):
+    with Store.open(env["db"]) as store:
+        store.annotate(env["sid"], "comment", shot=0, rule="cup_of_water", comment=f"看鏡頭 {lang}")
+    at = app("review", lang).run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert f"看鏡頭 {lang}" in cells(at)  # the note is in the verdict table's coach column
+
+
+def test_an_unexpected_error_on_a_page_is_one_line_and_a_way_back(env, monkeypatch):
+    def boom(*a, **k):
+        raise RuntimeError("something broke")
+
+    monkeypatch.setattr(dash_data, "timeline_rows", boom)
+    at = app("review").run()
+    no_exception(at)
+    (err,) = at.error
+    assert "something broke" in err.value and "Traceback" not in err.value
+    assert "log" in err.value
+    assert at.get("page_link")  # a way back
+
+
+# ---- 2. the language --------------------------------------------------------------------------------------
+def test_the_language_comes_from_the_url_and_is_kept_there(env):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["lang"] = "en"
+    at.run()
+    no_exception(at)
+    assert [t.value for t in at.title] == ["Session review"]
+    at.sidebar.radio(key="lang").set_value("zh").run()
+    assert [t.value for t in at.title] == ["回顧"]
+    assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
+
+
+def test_pickers_follow_the_language(env):
+    at = app("review", "zh").run()
+    assert "箭" in at.selectbox(key="review_session.zh").options[0]
+    at.sidebar.radio(key="lang").set_value("en").run()
+    no_exception(at)
+    box = at.selectbox(key="review_session.en")
+    assert box.value == env["sid"] and "shots" in box.options[0]
+
+
+# ---- 10. the archer picker --------------------------------------------------------------------------------
+@pytest.mark.parametrize("page, start", [("analyze", "analyse"), ("live", "live_start")])
+def test_no_archer_is_preselected_and_the_choice_is_remembered(env, page, start):
+    at = app(page).run()
+    no_exception(at)
+    box = at.selectbox(key="archer.en")
+    assert box.value == "\x00pick" and "choose or create" in box.options[0]
+    if page == "live":
+        at.text_input(key="live_source").input(str(TRACK))
+    at.button(key=start).click().run()
+    assert "Choose the archer" in at.warning[0].value
+    at.selectbox(key="archer.en").set_value(ARCHER).run()
+    # another page and back: the choice is still there, on both pages
+    at.switch_page(f"{PAGES}/trends.py").run()
+    other = "live" if page == "analyze" else "analyze"
+    at.switch_page(f"{PAGES}/{other}.py").run()
+    assert at.selectbox(key="archer.en").value == ARCHER
