@@ -9,7 +9,7 @@ from coach.dashboard import ui
 from coach.dashboard.jobs import JOBS
 from coach.errors import CoachError
 
-st.set_page_config(page_title="射經 Coach", page_icon="🏹", layout="wide")
+st.set_page_config(page_title="射經 Coach", page_icon=":material/target:", layout="wide")
 ui.language_switch()
 
 settings = ui.settings()

@@ -2,6 +2,8 @@
 recorded pose track (no model run): comment-only notes, no traceback on any page, the language, the archer
 picker, dismissed faults, values at their limit, untranslated text."""
 
+import re
+
 import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
@@ -108,3 +110,51 @@ def test_no_archer_is_preselected_and_the_choice_is_remembered(env, page, start)
     other = "live" if page == "analyze" else "analyze"
     at.switch_page(f"{PAGES}/{other}.py").run()
     assert at.selectbox(key="archer.en").value == ARCHER
+
+
+# ---- 13. camera check marks ---------------------------------------------------------------------------------
+def _check_page():
+    import streamlit as st
+
+    from coach.live.check import CameraCheck, CheckItem
+    from coach.live.dashboard import show_check
+
+    items = [CheckItem("framing", "ok", "m1"), CheckItem("light", "warn", "m2"), CheckItem("room", "fail", "m3")]
+    show_check(CameraCheck(items, "face-on", 30, 30, ["cup_of_water"], {}), st.session_state.get("lang", "en"))
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("OK", "Check", "Fail")), ("zh", ("通過", "注意", "不合格"))])
+def test_camera_check_marks_are_words_not_emoji(lang, words):
+    at = AppTest.from_function(_check_page)
+    at.session_state["lang"] = lang
+    at.run()
+    no_exception(at)
+    body = "\n".join(m.value for m in at.markdown) + "\n".join(e.value for e in at.error)
+    assert not re.search("[\u2600-\u27bf\U0001f300-\U0001faff]", body), body  # no emoji at all
+    rows = [m.value for m in at.markdown if "m1" in m.value][0]
+    for word, msg in zip(words, ("m1", "m2", "m3")):
+        assert re.search(rf"\*\*{word}\*\*[^\n]*{msg}", rows), (word, rows)
+
+
+# ---- 9. a session still being analysed ----------------------------------------------------------------------
+def test_a_session_being_analysed_says_so_not_incomplete(env):
+    from coach.dashboard.jobs import JOBS, Job, JobState
+    from posture_rules.pack import load_pack
+
+    with Store.open(env["db"]) as store:
+        sid = store.begin_session(store.archer(ARCHER), "/videos/練習.mp4", "sha256:running", load_pack(), {})
+    job = Job(JobState("ux-running", "練習.mp4", ARCHER, stage="analyse", done=50, total=100, sid=sid))
+    JOBS._jobs["ux-running"] = job
+    try:
+        for lang, word, stopped in (("en", "analysing… 42%", "stopped"), ("zh", "分析中… 42%", "中斷")):
+            at = app("review", lang).run()
+            no_exception(at)
+            label = at.selectbox(key=f"review_session.{lang}").options[-1]
+            assert word in label and stopped not in label, label
+            shown = "\n".join(str(e.value) for kind in ("caption", "info") for e in getattr(at, kind))
+            assert stopped not in shown and "No faults" not in shown and "沒有發現病" not in shown, shown
+    finally:
+        job.update(stage="done")
+        JOBS._jobs.pop("ux-running", None)
+        with Store.open(env["db"]) as store:
+            store.delete_session(sid)

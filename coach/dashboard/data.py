@@ -13,8 +13,10 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
 from ..engine import phase_windows
+from ..report.data import latest_actions
 from ..valuefmt import limits_parts, value_text
 from .i18n import t
+from .machine_text import reason_text
 
 TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
 
@@ -46,7 +48,9 @@ def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
     return t("lim_min", lang, lo=lo) if lo else t("lim_max", lang, hi=hi) if hi else ""
 
 
-def session_label(s: dict, lang: str) -> str:
+def session_label(s: dict, lang: str, running: float | None = None) -> str:
+    """The session picker's label; `running` is the fraction done while its analysis still runs (it is not
+    complete yet, but it did not stop either)."""
     src = str(s.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
     label = t(
         "session_label",
@@ -58,6 +62,8 @@ def session_label(s: dict, lang: str) -> str:
         shots=s.get("shots", 0),
         faults=s.get("faults", 0),
     )
+    if running is not None:
+        return f"{label} · {t('analysing', lang, pct=round(100 * running))}"
     return label if s.get("complete", True) else f"{label} · {t('incomplete', lang)}"
 
 
@@ -72,6 +78,16 @@ def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
 _PHASE_KEYS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "end_frame")
 
 
+def dismissed_findings(annotations: list[dict] | None) -> set[tuple[int | None, str | None]]:
+    """(shot, rule) of every finding whose coach's last accept/dismiss is a dismissal."""
+    return {k for k, v in latest_actions(annotations or []).items() if v["action"] == "dismiss"}
+
+
+def strike(text: str) -> str:
+    """Text struck through with U+0336, which survives a data grid cell (no markup there)."""
+    return "".join(c + "\u0336" for c in text)
+
+
 def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
     a = f.get("start_frame")
     b = f.get("end_frame")
@@ -82,8 +98,11 @@ def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
     return a, b
 
 
-def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
-    """Bands for the timeline chart: per shot its phases, and each fault on its own lane."""
+def timeline_rows(
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+) -> list[dict]:
+    """Bands for the timeline chart: per shot its phases, and each fault (not dismissed) on its own lane."""
+    dismissed = dismissed_findings(annotations)
     rows = []
     for sh in shots:
         n = sh["index"] + 1
@@ -107,7 +126,7 @@ def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> l
                 }
             )
         for f in sh.get("findings", []):
-            if f.get("verdict") != "fault":
+            if f.get("verdict") != "fault" or (sh["index"], f["rule"]) in dismissed:
                 continue
             a, b = fault_window(f, sh)
             if a is None:
@@ -127,12 +146,15 @@ def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> l
     return rows
 
 
-def fault_jumps(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
-    """Every fault with the moment to jump to (a little before it starts, so it is seen coming)."""
+def fault_jumps(
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+) -> list[dict]:
+    """Every fault (not dismissed) with the moment to jump to (a little before it starts, so it is seen coming)."""
+    dismissed = dismissed_findings(annotations)
     out = []
     for sh in shots:
         for f in sh.get("findings", []):
-            if f.get("verdict") != "fault":
+            if f.get("verdict") != "fault" or (sh["index"], f["rule"]) in dismissed:
                 continue
             a, b = fault_window(f, sh)
             if a is None:
@@ -151,18 +173,6 @@ def fault_jumps(shots: list[dict], fps: float, pack: RulePack, lang: str) -> lis
     return out
 
 
-def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
-    """The coach's last accept/dismiss per (shot, rule), with all comments."""
-    out: dict[tuple[int | None, str | None], dict] = {}
-    for a in annotations:
-        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
-        if a["action"] in ("accept", "dismiss"):
-            d["action"] = a["action"]
-        if a.get("comment"):
-            d["comments"].append(a["comment"])
-    return out
-
-
 def coach_note(act: dict, lang: str) -> str:
     """The coach's verdict and comments on one finding. A comment-only note has no accept/dismiss, so its
     action is empty and has no label of its own."""
@@ -171,21 +181,29 @@ def coach_note(act: dict, lang: str) -> str:
 
 
 def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str) -> list[dict]:
-    """The shot's verdict table: faults first, with the classical quote and the cue in both languages."""
+    """The shot's verdict table: faults first, with the classical quote and the cue in both languages. A fault
+    the coach dismissed is struck through, after the standing faults, with the coach's note."""
     acts = latest_actions(annotations)
-    order = {"fault": 0, "not_assessable": 1, "pass": 2}
+
+    def shown(f: dict) -> str:
+        dismissed = acts.get((shot["index"], f["rule"]), {}).get("action") == "dismiss"
+        return "dismissed" if f["verdict"] == "fault" and dismissed else f["verdict"]
+
+    order = {"fault": 0, "dismissed": 1, "not_assessable": 2, "pass": 3}
     rows = []
-    for f in sorted(shot.get("findings", []), key=lambda f: order.get(f["verdict"], 3)):
+    for f in sorted(shot.get("findings", []), key=lambda f: order.get(shown(f), 4)):
         r = pack.by_id.get(f["rule"])
+        v = shown(f)
         a, b = fault_window(f, shot) if f["verdict"] == "fault" else (None, None)
         act = acts.get((shot["index"], f["rule"]), {})
+        verdict = f"{strike(t('v_fault', lang))} {t('v_dismissed', lang)}" if v == "dismissed" else t(f"v_{v}", lang)
         rows.append(
             {
-                t("col_rule", lang): f"{rule_name(pack, f['rule'], lang)} ({f['rule']})",
-                t("col_verdict", lang): t(f"v_{f['verdict']}", lang),
+                t("col_rule", lang): rule_name(pack, f["rule"], lang),
+                t("col_verdict", lang): verdict,
                 t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold"))
                 if f["verdict"] != "not_assessable"
-                else (f.get("reason") or "—"),
+                else reason_text(f.get("reason"), lang),
                 t("col_limits", lang): limits_label(f.get("threshold"), f.get("unit") or "", lang),
                 t("col_frames", lang): f"{a}–{b}" if a is not None else "",
                 t("col_quote", lang): f"{r.section}：{r.quote}" if r else "",

@@ -32,7 +32,9 @@ from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 REFRESH_S = 0.5
 MAX_FAULTS_SHOWN = 12
-MARK = {OK: "✅", WARN: "⚠️", FAIL: "❌"}
+# Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
+# plus a word: pass, warn and fail read apart without colour and without emoji
+MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
 CHECK_ITEM_LABELS = {
     "framing": "check_framing",
     "room": "check_room",
@@ -323,14 +325,19 @@ def _shots(shots: list[ShotResult], pack: RulePack, lang: str) -> None:
 
 
 # ---- camera check -------------------------------------------------------------------------------------------
+def mark(status: str, lang: str) -> str:
+    return f"{MARK_ICON[status]} **{t('mark_' + status, lang)}**"
+
+
 def show_check(c: CameraCheck, lang: str) -> None:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     pack = _pack()
     head = {OK: st.success, WARN: st.warning, FAIL: st.error}[c.status]
-    head(f"{MARK[c.status]} {tr('check_' + c.status)}")
+    head(f"{mark(c.status, lang)} {tr('check_' + c.status)}")
     st.caption(tr("check_view", view=c.view, n=c.frames_with_person, total=c.frames))
     rows = [
-        f"- {MARK[i.status]} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}" for i in c.items
+        f"- {mark(i.status, lang)} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}"
+        for i in c.items
     ]
     st.markdown("\n".join(rows))
     ok_names = ", ".join(_name(pack, rid, lang) for rid in c.judgeable) or "—"

@@ -18,6 +18,7 @@ from coach.dashboard.data import (
     verdict_rows,
 )
 from coach.dashboard.jobs import JOBS
+from coach.dashboard.machine_text import note_text
 from coach.report.data import gather
 
 PHASE_COLOURS = ["#8fb3d9", "#5b8cc2", "#2f5f98", "#e0b050", "#7fb069", "#c0392b"]
@@ -48,14 +49,18 @@ def empty_state(settings) -> None:
     st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
 
 
-def pick_session(sessions: list[dict]) -> int:
+def pick_session(sessions: list[dict], running: dict[int, float]) -> int:
     ids = [s["id"] for s in sessions]
     by_id = {s["id"]: s for s in sessions}
     want = st.session_state.pop("review_sid", None)
     if want in ids:
         st.session_state["review_session"] = want
     return ui.choice(
-        ui.tr("session"), ids, "review_session", lambda i: session_label(by_id[i], ui.lang()), default=ids[-1]
+        ui.tr("session"),
+        ids,
+        "review_session",
+        lambda i: session_label(by_id[i], ui.lang(), running.get(i)),
+        default=ids[-1],
     )
 
 
@@ -82,17 +87,19 @@ def timeline_chart(rows: list[dict]) -> alt.Chart:
     )
 
 
-def video_panel(settings, sid: int, session: dict, shots: list[dict], pack, fps: float) -> None:
+def video_panel(
+    settings, sid: int, session: dict, shots: list[dict], pack, fps: float, annotations, running: bool = False
+) -> None:
     lang = ui.lang()
-    jumps = fault_jumps(shots, fps, pack, lang)
-    rows = timeline_rows(shots, fps, pack, lang)
+    jumps = fault_jumps(shots, fps, pack, lang, annotations)
+    rows = timeline_rows(shots, fps, pack, lang, annotations)
     start = 0.0
     if jumps:
         labels = [ui.tr("jump_none")] + [j["label"] for j in jumps]
         k = ui.choice(ui.tr("jump_to"), range(len(labels)), f"jump_{sid}", labels.__getitem__, default=0)
         if k:
             start = jumps[k - 1]["jump_s"]
-    else:
+    elif not running:
         st.caption(ui.tr("no_faults"))
     video_box = st.container()  # laid out above the timeline, filled once the jump point is known
     event = None
@@ -228,13 +235,17 @@ def render() -> None:
             if not running:
                 empty_state(settings)
             return
-        sid = pick_session(sessions)
+        in_progress = JOBS.in_progress()
+        sid = pick_session(sessions, in_progress)
         rd = gather(store, sid)
     fps = rd.fps
     shots = [sv.data for sv in rd.shots]
+    if sid in in_progress:  # still running: neither "stopped" nor "no faults" yet
+        st.info(ui.tr("analysing_note", pct=round(100 * in_progress[sid])), icon=":material/hourglass_top:")
+        rd.notes = [n for n in rd.notes if not n.startswith("incomplete session")]
     for note in rd.notes:
-        st.caption(f"{ui.tr('notes')}: {note}")
-    video_panel(settings, sid, rd.session, shots, rd.pack, fps)
+        st.caption(f"{ui.tr('notes')}: {note_text(note, lang)}")
+    video_panel(settings, sid, rd.session, shots, rd.pack, fps, rd.annotations, sid in in_progress)
     shot_panels(rd, lang)
     consistency_panel(rd, lang)
     coach_panel(settings, sid, rd, lang)
