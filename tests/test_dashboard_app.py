@@ -196,8 +196,8 @@ def test_review_saves_the_coachs_annotation(env, analysed):
 def test_compare_two_shots_aligned_at_release(env, analysed):
     at = app("compare").run()
     no_exception(at)
-    assert at.selectbox(key="cmp_a").value == at.selectbox(key="cmp_b").value
-    assert at.multiselect(key="cmp_metrics").value  # metrics chosen, chart drawn
+    assert at.selectbox(key="cmp_a.en").value == at.selectbox(key="cmp_b.en").value
+    assert at.multiselect(key="cmp_metrics.en").value  # metrics chosen, chart drawn
     assert at.get("vega_lite_chart")
     assert "Shot measures" in texts(at)
 
@@ -215,12 +215,12 @@ def test_trends_for_the_archer(env, analysed):
 def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
     at = app("rulebook").run()
     at.selectbox(key="adj_archer").set_value("王小明")
-    at.selectbox(key="adj_rule").set_value("straight_bow_arm").run()
+    at.selectbox(key="adj_rule.en").set_value("straight_bow_arm").run()
     key = "adj_王小明_straight_bow_arm_enter_below"
     at.number_input(key=key).set_value(140.0)
     at.button(key="adj_save").click().run()
     no_exception(at)
-    assert "Saved straight_bow_arm thresholds" in at.success[0].value
+    assert "Saved Bow arm straight as a branch thresholds" in at.success[0].value
     with Store.open(env.db) as store:
         archer = store.archer("王小明")
     assert archer.overrides["straight_bow_arm"]["enter_below"] == 140.0
@@ -228,7 +228,7 @@ def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
     # an impossible band is refused with the reason, and nothing is saved
     at.number_input(key="adj_王小明_straight_bow_arm_exit_below").set_value(100.0)
     at.button(key="adj_save").click().run()
-    assert "exit_below" in at.error[0].value
+    assert "“clears above” must not lie below “fault below”" in at.error[0].value
     at.button(key="adj_reset").click().run()
     with Store.open(env.db) as store:
         assert "straight_bow_arm" not in store.archer("王小明").overrides

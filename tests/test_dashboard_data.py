@@ -91,8 +91,9 @@ def test_aligned_series_puts_the_release_at_zero_and_subtracts_baselines():
 
 def test_threshold_overrides_validate_and_reach_the_analysis():
     assert data.check_override({"enter_below": 150.0, "exit_below": 155.0}) is None
-    assert "exit_below" in data.check_override({"enter_below": 150.0, "exit_below": 140.0})
-    assert "exit_above" in data.check_override({"enter_above": 10.0, "exit_above": 12.0})
+    assert "clears above" in data.check_override({"enter_below": 150.0, "exit_below": 140.0})
+    assert "clears below" in data.check_override({"enter_above": 10.0, "exit_above": 12.0}, "en")
+    assert "降回此值以下解除" in data.check_override({"enter_above": 10.0, "exit_above": 12.0}, "zh")
     assert data.check_override({"enter_below": 20.0, "enter_above": 10.0})
     ov = data.with_override({"cup_of_water": {"enter_above": 20.0}}, "straight_bow_arm", {"enter_below": 140.0})
     profile = data.profile_with(Profile(tolerance="club"), ov)

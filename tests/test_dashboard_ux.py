@@ -2,6 +2,7 @@
 recorded pose track (no model run): comment-only notes, no traceback on any page, the language, the archer
 picker, dismissed faults, values at their limit, untranslated text."""
 
+import json
 import re
 
 import pytest
@@ -158,3 +159,92 @@ def test_a_session_being_analysed_says_so_not_incomplete(env):
         JOBS._jobs.pop("ux-running", None)
         with Store.open(env["db"]) as store:
             store.delete_session(sid)
+
+
+# ---- 3. every string a user sees is in the reader's language ----------------------------------------------
+FILE_NAME = re.compile(r"[\w.\-/]+\.(?:mp4|mov|json\.gz|json|db|toml)\b")
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+CJK = re.compile(r"[\u3400-\u9fff]")
+EN_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _bilingual_by_design(lang: str) -> list[str]:
+    """Text shown in both languages on purpose: the rule pack's names, quotes, meanings and cues (the review
+    shows the cue in Chinese and English side by side), proper names, and what the coach wrote."""
+    from posture_rules.pack import load_pack
+
+    pack = load_pack()
+    out = [
+        ARCHER,
+        "看鏡頭",
+        "射經",
+        "間若一",
+        "語言 · Language",
+        "中文",
+        "English",
+        "王小明 / Wang Xiaoming",
+        pack.title,
+    ]
+    for r in pack.rules:
+        out += [r.name_zh, r.name_en, r.quote, r.section, r.cue_zh, r.cue_en, r.meaning_zh, r.meaning_en]
+        out += [getattr(r, "source_note", "") or "", getattr(r, "needs", "") or ""]
+    return sorted((s for s in out if s), key=len, reverse=True)
+
+
+def _shown(at: AppTest) -> list[str]:
+    kinds = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success")
+    out = [str(e.value) for kind in kinds for e in getattr(at, kind)]
+    for kind in ("selectbox", "radio", "multiselect"):
+        for w in getattr(at, kind):
+            out += [w.label, *map(str, w.options)]
+    for kind in ("button", "text_input", "number_input", "text_area", "expander", "tabs", "metric"):
+        out += [str(getattr(w, "label", "")) for w in getattr(at, kind)]
+    for df in at.dataframe:
+        out += [str(c) for c in df.value.columns]
+        out += [str(v) for v in df.value.astype(str).to_numpy().ravel()]
+    for chart in at.get("vega_lite_chart"):
+        out += list(_titles(json.loads(chart.proto.spec)))
+    return [s for s in out if s]
+
+
+def _titles(spec):
+    """Every axis, legend, tooltip and chart title in a Vega-Lite spec."""
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            if k == "title" and isinstance(v, str):
+                yield v
+            else:
+                yield from _titles(v)
+    elif isinstance(spec, list):
+        for v in spec:
+            yield from _titles(v)
+
+
+def _offences(texts: list[str], lang: str) -> list[str]:
+    allowed = _bilingual_by_design(lang)
+    bad = []
+    for text in texts:
+        s = FILE_NAME.sub(" ", text)
+        for a in allowed:
+            s = s.replace(a, " ")
+        if SNAKE.search(s):
+            bad.append(f"internal name: {text!r}")
+        elif lang == "zh" and [w for w in EN_WORD.findall(s) if w not in ("SW", "Coach", "START", "MB", "URL")]:
+            bad.append(f"English in the Chinese UI: {text!r}")
+        elif lang == "en" and CJK.search(s):
+            bad.append(f"Chinese in the English UI: {text!r}")
+    return sorted(set(bad))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("page", ["review", "analyze", "compare", "trends", "rulebook", "live"])
+def test_every_string_on_every_page_is_in_the_readers_language(env, page, lang):
+    at = app(page, lang).run()
+    no_exception(at)
+    if page == "trends":
+        at.selectbox(key="trend_archer").set_value(ARCHER).run()
+    if page == "rulebook":
+        at.selectbox(key="adj_archer").set_value(ARCHER).run()
+    no_exception(at)
+    bad = _offences(_shown(at), lang)
+    assert not bad, "\n".join(bad)

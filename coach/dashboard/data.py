@@ -13,8 +13,8 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
 from ..engine import phase_windows
-from ..report.data import latest_actions
-from ..valuefmt import limits_parts, value_text
+from ..report.data import latest_actions, local_time
+from ..valuefmt import limits_parts, unit_mark, value_text
 from .i18n import t
 from .machine_text import reason_text
 
@@ -58,7 +58,7 @@ def session_label(s: dict, lang: str, running: float | None = None) -> str:
         id=s["id"],
         archer=s["archer"],
         source=src,
-        date=(s.get("started_at") or "")[:16].replace("T", " "),
+        date=local_time(s.get("started_at")),
         shots=s.get("shots", 0),
         faults=s.get("faults", 0),
     )
@@ -239,11 +239,21 @@ def aligned_series(series, shot: dict, fps: float, names: list[str] | None = Non
     return rows
 
 
-def metric_label(m: str, pack: RulePack, lang: str) -> str:
+def measure_label(m: str, pack: RulePack, lang: str) -> str:
+    """A metric or shot measure as a reader names it: the rules judged by it (else its own name), and its unit."""
     rules = [r for r in pack.observable if r.metric == m]
     names = dict.fromkeys((r.name_en if lang == "en" else r.name_zh) for r in rules)
-    unit = METRICS[m].unit if m in METRICS else ""
-    return f"{' / '.join(names) or m} ({m}{', ' + unit if unit else ''})"
+    name = " / ".join(names)
+    if not name:
+        try:
+            name = t(f"m_{m}", lang)
+        except KeyError:
+            name = m.replace("_", " ")
+    unit = unit_mark(METRICS[m].unit if m in METRICS else "").strip()
+    return f"{name} ({unit})" if unit else name
+
+
+metric_label = measure_label  # the Compare page's name for it
 
 
 def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
@@ -308,19 +318,23 @@ def threshold_values(rule: Rule) -> dict[str, float]:
     return {k: getattr(rule.thresholds, k) for k in THRESHOLD_KEYS if getattr(rule.thresholds, k) is not None}
 
 
-def check_override(values: dict[str, float]) -> str | None:
-    """Why these thresholds cannot work, or None. The same rules as the pack loader: an exit beyond its enter
-    would make a fault impossible to clear, and a band must leave room between below and above."""
+def check_override(values: dict[str, float], lang: str = "en") -> str | None:
+    """Why these thresholds cannot work, or None, in `lang`. The same rules as the pack loader: an exit beyond
+    its enter would make a fault impossible to clear, and a band must leave room between below and above."""
     v = {k: x for k, x in values.items() if x is not None}
+
+    def name(k: str) -> str:
+        return t(f"th_{k}", lang)
+
     for k, x in v.items():
         if not math.isfinite(x):
-            return f"{k} must be a number"
+            return t("bad_number", lang, what=name(k))
     if "enter_above" in v and "exit_above" in v and v["exit_above"] > v["enter_above"]:
-        return "exit_above must not lie above enter_above"
+        return t("bad_exit_above", lang, exit=name("exit_above"), enter=name("enter_above"))
     if "enter_below" in v and "exit_below" in v and v["exit_below"] < v["enter_below"]:
-        return "exit_below must not lie below enter_below"
+        return t("bad_exit_below", lang, exit=name("exit_below"), enter=name("enter_below"))
     if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
-        return "enter_below must be lower than enter_above"
+        return t("bad_band", lang, low=name("enter_below"), high=name("enter_above"))
     return None
 
 

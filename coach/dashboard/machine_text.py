@@ -26,7 +26,7 @@ _NOTES = {"no person found in the video": "note_no_person", "no shots found": "n
 
 
 def view_name(view: str, lang: str) -> str:
-    key = f"view_{view}"
+    key = f"view_{view}"  # face-on, down-line, other, high, any
     try:
         return t(key, lang)
     except KeyError:

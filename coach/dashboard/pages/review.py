@@ -19,9 +19,17 @@ from coach.dashboard.data import (
 )
 from coach.dashboard.jobs import JOBS
 from coach.dashboard.machine_text import note_text
-from coach.report.data import gather
+from coach.report.data import gather, local_time
 
-PHASE_COLOURS = ["#8fb3d9", "#5b8cc2", "#2f5f98", "#e0b050", "#7fb069", "#c0392b"]
+# fixed colours per phase and for faults, so "hold" is the same colour in every session
+TIMELINE_COLOURS = {
+    "raise": "#8fb3d9",
+    "draw": "#5b8cc2",
+    "full_draw": "#2f5f98",
+    "hold": "#e0b050",
+    "follow_through": "#7fb069",
+    "fault": "#c0392b",
+}
 
 
 def running_jobs(settings) -> bool:
@@ -64,27 +72,44 @@ def pick_session(sessions: list[dict], running: dict[int, float]) -> int:
     )
 
 
-def timeline_chart(rows: list[dict]) -> alt.Chart:
+def timeline_chart(rows: list[dict]) -> alt.LayerChart:
+    """One lane per shot's phases and per fault. Each phase and faults have their own colour whatever appears
+    first; the lane's name sits above its bars (not on an axis beside them, which a phone has no room for)."""
     df = pd.DataFrame(rows)
     lanes = list(dict.fromkeys(df["lane"]))
-    kinds = list(dict.fromkeys(df["kind"]))
+    kinds = [ui.tr(f"phase_{k}") for k in TIMELINE_COLOURS]
+    df["from_s"] = df["start_s"].round(2)
+    df["to_s"] = df["end_s"].round(2)
     pick = alt.selection_point(name="fault_pick", fields=["start_s", "rule"], on="click")
-    return (
+    y = alt.Y("lane:N", sort=lanes, title=None, axis=None)
+    bars = (
         alt.Chart(df)
-        .mark_bar(cornerRadius=2, height={"band": 0.8})
+        .mark_bar(cornerRadius=2, height={"band": 0.42}, yOffset=8)
         .encode(
             x=alt.X("start_s:Q", title=ui.tr("time_s")),
             x2="end_s:Q",
-            y=alt.Y("lane:N", sort=lanes, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)),
+            y=y,
             color=alt.Color(
-                "kind:N", sort=kinds, title=None, scale=alt.Scale(domain=kinds, range=PHASE_COLOURS[: len(kinds)])
+                "kind:N",
+                title=None,
+                scale=alt.Scale(domain=kinds, range=list(TIMELINE_COLOURS.values())),
+                legend=alt.Legend(orient="bottom", direction="horizontal", columns=3),
             ),
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
-            tooltip=["label:N", alt.Tooltip("start_s:Q", format=".2f"), alt.Tooltip("end_s:Q", format=".2f")],
+            tooltip=[
+                alt.Tooltip("label:N", title=ui.tr("tt_what")),
+                alt.Tooltip("from_s:Q", title=ui.tr("tt_from"), format=".2f"),
+                alt.Tooltip("to_s:Q", title=ui.tr("tt_to"), format=".2f"),
+            ],
         )
         .add_params(pick)
-        .properties(height=max(110, 30 * len(lanes)))
     )
+    names = (
+        alt.Chart(pd.DataFrame({"lane": lanes}))
+        .mark_text(align="left", baseline="bottom", dy=-2, fontSize=12, color="#333")
+        .encode(x=alt.value(0), y=y, text="lane:N")
+    )
+    return alt.layer(bars, names).properties(height=44 * len(lanes) + 20)
 
 
 def video_panel(
@@ -219,9 +244,7 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
             where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
             name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
             text = f" — {a['comment']}" if a.get("comment") else ""
-            st.markdown(
-                f"- {a['created_at'][:16].replace('T', ' ')} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}"
-            )
+            st.markdown(f"- {local_time(a['created_at'])} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}")
 
 
 def render() -> None:
