@@ -248,3 +248,45 @@ def test_every_string_on_every_page_is_in_the_readers_language(env, page, lang):
     no_exception(at)
     bad = _offences(_shown(at), lang)
     assert not bad, "\n".join(bad)
+
+
+# ---- 7. the timeline; 8. the trends charts ------------------------------------------------------------------
+def _specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def _find(spec, key):
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            if k == key:
+                yield v
+            yield from _find(v, key)
+    elif isinstance(spec, list):
+        for v in spec:
+            yield from _find(v, key)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_timeline_colours_are_fixed_and_tooltips_human(env, lang):
+    from coach.dashboard.i18n import t
+
+    at = app("review", lang).run()
+    (spec,) = _specs(at)
+    scales = [s for s in _find(spec, "scale") if isinstance(s, dict) and "range" in s]
+    phases = ("raise", "draw", "full_draw", "hold", "follow_through", "fault")
+    assert scales and scales[0]["domain"] == [t(f"phase_{p}", lang) for p in phases]  # whatever comes first
+    assert scales[0]["range"][3] == "#e0b050" and scales[0]["range"][5] == "#c0392b"  # hold, fault
+    titles = [tt.get("title") for tip in _find(spec, "tooltip") if isinstance(tip, list) for tt in tip]
+    assert titles and "start_s" not in json.dumps(titles) and None not in titles
+    assert "text" in json.dumps(spec)  # lane names drawn as text above the bars, not as crowded axis labels
+    assert None in list(_find(spec, "axis"))  # no lane axis beside the bars
+
+
+def test_trends_label_every_rule_and_fit_the_page(env):
+    at = app("trends").run()
+    at.selectbox(key="trend_archer").set_value(ARCHER).run()
+    specs = _specs(at)
+    heat = specs[0]
+    axes = [a for a in _find(heat, "axis") if isinstance(a, dict) and "labelOverlap" in a]
+    assert axes and axes[0]["labelOverlap"] is False and axes[0]["labelLimit"] == 0
+    assert not any("facet" in s for s in specs)  # a faceted chart at container width is cut off at the right
