@@ -3,6 +3,7 @@ recorded pose track (no model run): comment-only notes, no traceback on any page
 picker, dismissed faults, values at their limit, untranslated text."""
 
 import json
+import os
 import re
 
 import pytest
@@ -290,3 +291,26 @@ def test_trends_label_every_rule_and_fit_the_page(env):
     axes = [a for a in _find(heat, "axis") if isinstance(a, dict) and "labelOverlap" in a]
     assert axes and axes[0]["labelOverlap"] is False and axes[0]["labelLimit"] == 0
     assert not any("facet" in s for s in specs)  # a faceted chart at container width is cut off at the right
+
+
+# ---- 6. an annotated video older than the session's latest analysis --------------------------------------
+def test_an_annotated_video_drawn_before_the_latest_analysis_is_not_shown(env, tmp_path):
+    from conftest import SAMPLES
+
+    from coach.dashboard.settings import Settings
+
+    clip = SAMPLES / "short_1shot.mp4"
+    if not clip.is_file():
+        pytest.skip(f"{clip} is missing")
+    video = Settings.from_env().annotated_video(env["sid"])
+    video.parent.mkdir(parents=True, exist_ok=True)
+    video.write_bytes(clip.read_bytes())
+    try:
+        at = app("review").run()
+        assert not any("predates" in c.value for c in at.caption)  # drawn after the analysis: shown
+        os.utime(video, (946684800, 946684800))  # drawn in 2000, before the session's latest analysis
+        at = app("review").run()
+        no_exception(at)
+        assert any("predates this session's latest analysis" in c.value for c in at.caption)
+    finally:
+        video.unlink()

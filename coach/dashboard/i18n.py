@@ -82,6 +82,11 @@ TEXT: dict[str, tuple[str, str]] = {
         "This session is still being analysed ({pct}%): the shots done so far are below; it updates when done.",
     ),
     "no_video": ("這場沒有標註影片。", "This session has no annotated video."),
+    "video_stale": (
+        "標註影片早於這場最近一次分析，所以先播原始影片；在「分析」頁重新分析即可重繪。",
+        "The annotated video predates this session's latest analysis, so the original plays; analyse it again "
+        "on the Analyze page to redraw it.",
+    ),
     "timeline": ("時間軸：每箭的階段與病", "Timeline: phases of each shot and the faults"),
     "jump_to": ("跳到病處", "Jump to a fault"),
     "jump_none": ("（從頭播放）", "(play from the start)"),

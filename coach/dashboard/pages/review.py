@@ -1,6 +1,7 @@
 """Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
 verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
 
+from datetime import datetime
 from pathlib import Path
 
 import altair as alt
@@ -136,14 +137,30 @@ def video_panel(
     if picked:
         start = max(0.0, float(picked[0]["start_s"]) - 0.5)
     video = settings.annotated_video(sid)
-    if not video.is_file():
+    stale = video.is_file() and annotated_is_stale(video, session)
+    if not video.is_file() or stale:
         src = Path(session.get("source") or "")
         video = src if src.is_file() else None
     with video_box:
+        if stale:
+            st.caption(ui.tr("video_stale"))
         if video is None:
             st.warning(ui.tr("no_video"))
         else:
             st.video(str(video), start_time=round(start, 2))
+
+
+def annotated_is_stale(video: Path, session: dict) -> bool:
+    """The annotated video was drawn before the session's latest analysis (a re-analysis outside the dashboard,
+    e.g. `coach analyze --db`, keeps the session id but draws no video): its faults would be the old ones."""
+    finished = session.get("finished_at")
+    if not finished:
+        return False
+    try:
+        done = datetime.fromisoformat(finished).timestamp()
+    except ValueError:
+        return False
+    return video.stat().st_mtime < done - 1.0
 
 
 def shot_panels(rd, lang: str) -> None:
