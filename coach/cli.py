@@ -27,6 +27,7 @@ def cmd_analyze(args) -> int:
 
     from .pipeline import analyze_track, analyze_video, require_person
     from .summary import format_report
+    from .terminal import progress_for
 
     pack = load_pack(args.rules)
     profile = _profile(args)
@@ -43,15 +44,21 @@ def cmd_analyze(args) -> int:
         if args.pose_track:
             report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
         else:
-            report = analyze_video(
-                args.video,
-                pack=pack,
-                profile=profile,
-                model=args.model,
-                save_pose=args.save_pose,
-                on_shot=listeners,
-                audio=args.audio,
-            )
+            bar = progress_for(Path(args.video).name)  # on a terminal only: piped output stays the report
+            try:
+                report = analyze_video(
+                    args.video,
+                    pack=pack,
+                    profile=profile,
+                    model=args.model,
+                    save_pose=args.save_pose,
+                    on_shot=listeners,
+                    audio=args.audio,
+                    progress=bar,
+                )
+            finally:
+                if bar is not None:
+                    bar.close()
         if recorder:
             recorder.finish(report)
     finally:

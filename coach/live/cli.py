@@ -53,9 +53,11 @@ def cmd_live(args) -> int:
     profile = _profile(args)
     spec = parse_source(args.source)
     if args.check:
+        from ..quiet import native_stderr_silenced
         from .check import check_source, format_check
 
-        result = check_source(spec, seconds=args.check_seconds, pack=profile.apply(pack), model=args.model)
+        with native_stderr_silenced():  # the model's loading chatter (TFLite, absl) is not for the archer
+            result = check_source(spec, seconds=args.check_seconds, pack=profile.apply(pack), model=args.model)
         print(format_check(result, lang=args.lang))
         return 0 if result.ok else 1
 
@@ -93,6 +95,8 @@ def cmd_live(args) -> int:
     )
     try:
         session.start()
+        if db_path is None:  # said once the source is open, before the first shot (and again at the end)
+            status("no --archer: shots are shown but not saved")
         if live_source:
             status(f"watching {session.source_name} ({session.width}×{session.height}); q or Ctrl-C to stop")
         if window:
@@ -114,7 +118,12 @@ def cmd_live(args) -> int:
         out.write_text(json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1), encoding="utf-8")
     if db_path is not None:
         print(f"recorded {sum(len(r.shots) for r in reports)} shot(s) for {args.archer} in {db_path}")
+    else:
+        print(NOT_SAVED)
     return 0
+
+
+NOT_SAVED = "not saved: no --archer given, so these shots were not recorded (coach live --archer NAME keeps them)"
 
 
 def _wait_headless(session, max_seconds: float | None) -> None:
