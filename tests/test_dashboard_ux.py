@@ -281,6 +281,7 @@ def test_timeline_colours_are_fixed_and_tooltips_human(env, lang):
     assert titles and "start_s" not in json.dumps(titles) and None not in titles
     assert "text" in json.dumps(spec)  # lane names drawn as text above the bars, not as crowded axis labels
     assert None in list(_find(spec, "axis"))  # no lane axis beside the bars
+    assert {"step": 44} in list(_find(spec, "height"))  # each lane tall enough for its name and its bars
 
 
 def test_trends_label_every_rule_and_fit_the_page(env):

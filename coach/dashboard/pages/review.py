@@ -110,7 +110,8 @@ def timeline_chart(rows: list[dict]) -> alt.LayerChart:
         .mark_text(align="left", baseline="bottom", dy=-2, fontSize=12, color="#333")
         .encode(x=alt.value(0), y=y, text="lane:N")
     )
-    return alt.layer(bars, names).properties(height=44 * len(lanes) + 20)
+    # a step per lane: Streamlit does not keep a fixed pixel height for a chart with a discrete y
+    return alt.layer(bars, names).properties(height=alt.Step(44))
 
 
 def video_panel(

@@ -75,7 +75,7 @@ def render() -> None:
                     alt.Tooltip("rate:Q", title=ui.tr("rate"), format=".0%"),
                 ],
             )
-            .properties(height=24 * rates["rule"].nunique() + 40)
+            .properties(height=alt.Step(24))  # a row per rule, each tall enough for its label
         )
         st.altair_chart(heat, width="stretch")
 
