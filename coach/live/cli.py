@@ -18,6 +18,7 @@ def register(sub) -> None:
     )
     p.add_argument("--source", default="0", help="camera index, video file (fed at its real frame rate) or URL")
     p.add_argument("--no-window", action="store_true", help="headless: print each shot as it completes")
+    p.add_argument("--fullscreen", action="store_true", help="open the window full screen (read from the line)")
     p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of cues shown and spoken")
     p.add_argument("--sound", dest="sound", action="store_true", default=None, help="tone per confirmed fault")
     p.add_argument("--no-sound", dest="sound", action="store_false", help="no tones or speech")
@@ -102,7 +103,7 @@ def cmd_live(args) -> int:
         if window:
             from .view import run_window
 
-            run_window(session, applied, lang=args.lang, max_seconds=args.max_seconds)
+            run_window(session, applied, lang=args.lang, max_seconds=args.max_seconds, fullscreen=args.fullscreen)
         else:
             _wait_headless(session, args.max_seconds)
         reports = session.wait()
