@@ -47,8 +47,10 @@ def test_a_dismissed_fault_is_struck_through_and_not_counted(db):
     assert all(f["rule"] != "cup_of_water" for x in d.shots for f in x.faults)
     html = report(db, "html")
     assert f"· {after} faults 病" in html
-    row = next(r for r in html.split("<tr>") if "肘可措杯水" in r and "dismissed" in r)
+    row = next(r for r in html.split("<tr>") if "肘可措杯水" in r and "dismissed by the coach" in r)
     assert 'class="dismissed"' in row and "camera angle" in row
+    rules_row = next(r for r in html.split("<tr>") if "<b>肘可措杯水</b>" in r)
+    assert 'class="dismissed"' in rules_row and 'class="fault"' not in rules_row
     # the machine's own verdict is kept in the JSON
     js = report(db, "json")
     assert '"verdict": "fault"' in js and "cup_of_water" in js

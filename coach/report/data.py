@@ -281,7 +281,10 @@ def gather(store: Store, sid: int) -> ReportData:
         verdicts = []
         for s in shots:
             f = next((f for f in s.findings if f["rule"] == r.id), None)
-            verdicts.append(f["verdict"] if f else "")
+            v = f["verdict"] if f else ""
+            if v == "fault" and acts.get((s.index, r.id), {}).get("action") == "dismiss":
+                v = "dismissed"  # struck through in the rules table too
+            verdicts.append(v)
         if any(verdicts) or r.observable:
             rule_rows.append((r, verdicts))
     return ReportData(
