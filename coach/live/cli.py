@@ -96,8 +96,6 @@ def cmd_live(args) -> int:
     )
     try:
         session.start()
-        if db_path is None:  # said once the source is open, before the first shot (and again at the end)
-            status("no --archer: shots are shown but not saved")
         if live_source:
             status(f"watching {session.source_name} ({session.width}×{session.height}); q or Ctrl-C to stop")
         if window:
