@@ -315,3 +315,23 @@ def test_an_annotated_video_drawn_before_the_latest_analysis_is_not_shown(env, t
         assert any("predates this session's latest analysis" in c.value for c in at.caption)
     finally:
         video.unlink()
+
+
+# ---- 3. errors in the reader's language ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "lang, expected",
+    [("zh", "壞掉.mp4: 沒有可解碼的畫面（損壞或截斷）"), ("en", "壞掉.mp4: has no decodable video frames")],
+)
+def test_a_failed_analysis_is_told_in_the_readers_language(env, lang, expected):
+    from coach.dashboard.jobs import JOBS, Job, JobState
+
+    error = "壞掉.mp4: has no decodable video frames (corrupt or truncated)"
+    JOBS._jobs["ux-failed"] = Job(JobState("ux-failed", "壞掉.mp4", ARCHER, stage="error", error=error))
+    try:
+        at = app("analyze", lang)
+        at.session_state["job"] = "ux-failed"
+        at.run()
+        no_exception(at)
+        assert expected in at.error[0].value
+    finally:
+        JOBS._jobs.pop("ux-failed", None)

@@ -138,6 +138,16 @@ TEXT: dict[str, tuple[str, str]] = {
     "view_down-line": ("沿箭道", "down-the-line"),
     "view_other": ("斜側", "oblique"),
     "view_high": ("高處", "high"),
+    # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
+    "err_no_file": ("找不到這個檔案", "no such file"),
+    "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),
+    "err_empty": ("檔案是空的（0 位元組）", "is empty (0 bytes)"),
+    "err_not_video": (
+        "無法當作影片開啟（不是影片檔，或 OpenCV 沒有它的編碼器）",
+        "cannot be opened as a video (not a video file, or a codec OpenCV lacks)",
+    ),
+    "err_no_frames": ("沒有可解碼的畫面（損壞或截斷）", "has no decodable video frames (corrupt or truncated)"),
+    "err_no_person": ("{n} 幀裡都找不到人", "no person found in any of its {n} frames"),
     # session notes (coach/analyzer.py, coach/pipeline.py)
     "note_no_person": ("影片中找不到人。", "No person found in the video."),
     "note_no_shots": ("沒有找到任何一箭。", "No shots found."),

@@ -22,6 +22,15 @@ _UNSEEN = re.compile(
 )
 _TRUNCATED = re.compile(r"^video ended after (?P<n>\d+) of (?P<total>\d+) frames")
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
+_ERRORS = {
+    "no such file": "err_no_file",
+    "is a folder, not a video file": "err_folder",
+    "is empty (0 bytes)": "err_empty",
+    "cannot be opened as a video (not a video file, or a codec OpenCV lacks)": "err_not_video",
+    "has no decodable video frames (corrupt or truncated)": "err_no_frames",
+    "no frames could be decoded": "err_no_frames",
+}
+_NO_PERSON = re.compile(r"^no person found in any of its (?P<n>\d+) frames$")
 _NOTES = {"no person found in the video": "note_no_person", "no shots found": "note_no_shots"}
 
 
@@ -58,3 +67,20 @@ def note_text(note: str, lang: str) -> str:
         if m:
             return t(key, lang, **m.groupdict())
     return note
+
+
+def error_text(error: str | None, lang: str) -> str:
+    """A `CoachError` line ("clip.mp4: no such file") with its problem in `lang`; the file name stays."""
+    if not error:
+        return ""
+    name, sep, problem = error.rpartition(": ")
+    if not sep:
+        name, problem = "", error
+    key = _ERRORS.get(problem)
+    if key is not None:
+        problem = t(key, lang)
+    else:
+        m = _NO_PERSON.match(problem)
+        if m:
+            problem = t("err_no_person", lang, n=m["n"])
+    return f"{name}: {problem}" if name else problem

@@ -10,6 +10,7 @@ import streamlit as st
 from ..errors import CoachError
 from .i18n import LANG_NAMES, LANGS, t
 from .jobs import DONE, FAILED, JOBS, QUEUED, JobState
+from .machine_text import error_text
 from .settings import Settings
 
 PAGES = {
@@ -112,7 +113,7 @@ def job_progress(job_id: str, poll_s: float = 1.0) -> JobState | None:
 
 def show_job_outcome(s: JobState) -> None:
     if s.stage == FAILED:
-        st.error(tr("analysis_failed", error=s.error), icon=":material/error:")
+        st.error(tr("analysis_failed", error=error_text(s.error, lang())), icon=":material/error:")
     elif s.stage == DONE:
         st.success(tr("analysis_done", sid=s.sid, shots=s.shots), icon=":material/check_circle:")
 
@@ -128,7 +129,10 @@ def run_page(page) -> None:
     except Exception as e:
         logging.getLogger("coach.dashboard").exception("page %s failed", getattr(page, "url_path", page))
         st.error(tr("page_error", error=f"{e.__class__.__name__}: {e}"), icon=":material/error:")
-        st.page_link(PAGES["review"], label=tr("page_back"), icon=":material/arrow_back:")
+        if str(getattr(page, "url_path", "")) in ("", "review"):  # the review itself failed: go to Analyze
+            st.page_link(PAGES["analyze"], label=tr("page_analyze"), icon=":material/movie:")
+        else:
+            st.page_link(PAGES["review"], label=tr("page_back"), icon=":material/arrow_back:")
 
 
 PICK = "\x00pick"  # "choose or create an archer": nobody is pre-selected, so no session lands under a wrong name

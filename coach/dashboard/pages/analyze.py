@@ -5,6 +5,7 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names
 from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
+from coach.dashboard.machine_text import error_text
 from coach.errors import CoachError
 from coach.store import normalize_name
 
@@ -94,7 +95,7 @@ def render() -> None:
                 video = clip if clip is not None else save_upload(upload.getvalue(), upload.name, settings)
                 shown = clip.name if clip is not None else upload.name
             except CoachError as e:
-                st.error(ui.tr("analysis_failed", error=e), icon=":material/error:")
+                st.error(ui.tr("analysis_failed", error=error_text(str(e), ui.lang())), icon=":material/error:")
             else:
                 job = JOBS.submit(settings, video, archer, shown_name=shown)
                 st.session_state["job"] = job.snapshot().id
