@@ -76,7 +76,7 @@ def test_empty_store_pages_say_how_to_start(env):
 def test_live_page_renders_through_its_hook(env):
     at = app("live").run()
     no_exception(at)
-    assert at.radio(key="live_mode") and at.text_input(key="live_source").value == "0"
+    assert at.radio(key="live_mode.en") and at.text_input(key="live_source").value == "0"
 
 
 def test_rulebook_lists_every_rule_with_its_text(env):
@@ -150,8 +150,8 @@ def analysed(env):
     at.selectbox(key="archer.en").set_value(NEW_ARCHER).run()
     at.selectbox(key="sample").set_value("short_1shot")
     at.text_input(key="new_name").input("王小明")
-    at.radio(key="hand").set_value("right")
-    at.selectbox(key="tol").set_value("beginner")
+    at.radio(key="hand.en").set_value("right")
+    at.selectbox(key="tol.en").set_value("beginner")
     at.button(key="analyse").click().run()
     at = wait_for_job(at)
     no_exception(at)
@@ -183,7 +183,7 @@ def test_review_saves_the_coachs_annotation(env, analysed):
     _, sid = analysed
     at = app("review").run()
     no_exception(at)
-    at.radio(key="ann_action").set_value("dismiss")
+    at.radio(key="ann_action.en").set_value("dismiss")
     at.text_area(key="ann_comment").input("對著鏡頭太斜 camera too oblique")
     at.button[-1].click().run()  # the form's save button
     no_exception(at)

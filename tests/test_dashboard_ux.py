@@ -335,3 +335,15 @@ def test_a_failed_analysis_is_told_in_the_readers_language(env, lang, expected):
         assert expected in at.error[0].value
     finally:
         JOBS._jobs.pop("ux-failed", None)
+
+
+# ---- 2. radios follow the language too ------------------------------------------------------------------------
+def test_radios_follow_the_language_and_keep_the_choice(env):
+    at = app("analyze", "zh").run()
+    at.radio(key="source.zh").set_value("upload").run()
+    assert "上傳影片" in at.radio(key="source.zh").options
+    at.sidebar.radio(key="lang").set_value("en").run()
+    no_exception(at)
+    box = at.radio(key="source.en")
+    assert box.value == "upload" and "Upload a video" in box.options  # the choice kept, the labels English
+    assert at.get("file_uploader")  # and the page acts on it

@@ -60,12 +60,12 @@ def language_switch() -> None:
         st.query_params["lang"] = st.session_state["lang"]
 
 
-def choice(label: str, options, key: str, label_of: Callable, *, default=None, where=None, **kw):
-    """A selectbox whose shown labels follow the language, with the choice kept under `key`.
+def choice(label: str, options, key: str, label_of: Callable, *, default=None, where=None, radio=False, **kw):
+    """A selectbox (or radio) whose shown labels follow the language, with the choice kept under `key`.
 
-    The browser keeps a selectbox's value as the label it showed; after a language switch that label is not
-    among the new ones, and Streamlit then hands back the old label as the value. So the widget's key carries
-    the language (a fresh widget per language), and the choice itself lives in plain session state."""
+    The browser keeps a selectbox's or radio's value as the label it showed; after a language switch that label
+    is not among the new ones, and Streamlit then hands back the old label as the value. So the widget's key
+    carries the language (a fresh widget per language), and the choice itself lives in plain session state."""
     options = list(options)
     wkey = f"{key}.{lang()}"
     chosen = st.session_state.get(key, default)
@@ -78,7 +78,8 @@ def choice(label: str, options, key: str, label_of: Callable, *, default=None, w
         st.session_state[key] = st.session_state[wkey]
 
     box = where if where is not None else st
-    return box.selectbox(label, options, format_func=fmt(options, label_of), key=wkey, on_change=keep, **kw)
+    widget = box.radio if radio else box.selectbox
+    return widget(label, options, format_func=fmt(options, label_of), key=wkey, on_change=keep, **kw)
 
 
 def stage_text(s: JobState) -> str:

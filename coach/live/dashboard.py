@@ -55,7 +55,10 @@ def render(lang: str = "zh") -> None:
     archer = _choose_archer(settings, lang)
     modes = ("machine", "browser")
     names = {m: tr(f"live_mode_{m}") for m in modes}
-    mode = st.radio(tr("live_mode"), modes, format_func=lambda m: names[m], horizontal=True, key="live_mode")
+    from ..dashboard import ui
+
+    # a fresh widget per language, the choice kept (ui.choice): a radio's value is the label it showed
+    mode = ui.choice(tr("live_mode"), modes, "live_mode", names.get, radio=True, horizontal=True)
     if mode == "machine":
         _machine(settings, archer, lang)
     else:

@@ -35,13 +35,10 @@ def choose_archer(settings) -> ArcherSpec | None | str:
         return ArcherSpec(pick)
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     name = c1.text_input(ui.tr("archer_name"), key="new_name", placeholder="王小明 / Wang Xiaoming")
-    hand = c2.radio(ui.tr("handedness"), HANDS, format_func=ui.fmt(HANDS, lambda h: ui.tr(HAND_KEYS[h])), key="hand")
-    style = c3.selectbox(
-        ui.tr("draw_style"), STYLES, format_func=ui.fmt(STYLES, lambda s: ui.tr("style_" + s)), key="style"
-    )
-    tol = c4.selectbox(
-        ui.tr("tolerance"), TOLS, index=1, format_func=ui.fmt(TOLS, lambda s: ui.tr("tol_" + s)), key="tol"
-    )
+    # labels from the i18n table: each a fresh widget per language, the choice kept (ui.choice)
+    hand = ui.choice(ui.tr("handedness"), HANDS, "hand", lambda h: ui.tr(HAND_KEYS[h]), where=c2, radio=True)
+    style = ui.choice(ui.tr("draw_style"), STYLES, "style", lambda s: ui.tr("style_" + s), where=c3)
+    tol = ui.choice(ui.tr("tolerance"), TOLS, "tol", lambda s: ui.tr("tol_" + s), default="club", where=c4)
     try:
         name = normalize_name(name or "")
     except CoachError:
@@ -54,12 +51,8 @@ def render() -> None:
     st.title(f"{ui.tr('page_analyze')}")
     st.write(ui.tr("analyze_intro"))
 
-    source = st.radio(
-        ui.tr("source"),
-        ("sample", "upload"),
-        format_func=ui.fmt(("sample", "upload"), lambda s: ui.tr("source_" + s)),
-        horizontal=True,
-        key="source",
+    source = ui.choice(
+        ui.tr("source"), ("sample", "upload"), "source", lambda s: ui.tr("source_" + s), radio=True, horizontal=True
     )
     mb = st.get_option("server.maxUploadSize")
     st.caption(ui.tr("upload_limit", mb=mb))

@@ -247,7 +247,7 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
             ("accept", "dismiss", "comment"),
             format_func=ui.fmt(("accept", "dismiss", "comment"), lambda a: ui.tr("act_" + a)),
             horizontal=True,
-            key="ann_action",
+            key=f"ann_action.{lang}",
         )
         comment = st.text_area(ui.tr("comment"), key="ann_comment")
         if st.form_submit_button(ui.tr("save")):
