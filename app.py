@@ -11,7 +11,7 @@ from coach.dashboard import access, ui
 from coach.dashboard.jobs import JOBS
 from coach.errors import CoachError
 
-st.set_page_config(page_title="射經 Coach", page_icon="🏹", layout="wide")
+st.set_page_config(page_title="射經 Coach", page_icon=":material/target:", layout="wide")
 ui.language_switch()
 access.gate()  # a server shared on the network shows nothing but the login until the passcode or token
 
@@ -31,7 +31,4 @@ pages = [
     st.Page(ui.PAGES["live"], title=ui.tr("page_live"), icon=":material/videocam:", url_path="live"),
 ]
 st.sidebar.caption(f"{ui.tr('db')}: `{settings.db}`")
-try:
-    st.navigation(pages).run()
-except (CoachError, sqlite3.DatabaseError, OSError) as e:  # a bad pack, store or video, a full disk: one line
-    st.error(ui.esc(e), icon=":material/error:")
+ui.run_page(st.navigation(pages))

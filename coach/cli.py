@@ -43,6 +43,7 @@ def cmd_analyze(args) -> int:
     from .report.output import atomic_path, prepare_output, write_output
     from .safe_io import printable, terminal_safe
     from .summary import format_report
+    from .terminal import progress_for
 
     pack = load_pack(args.rules)
     profile = _profile(args)
@@ -67,17 +68,23 @@ def cmd_analyze(args) -> int:
         if args.pose_track:
             report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
         else:
-            with ExitStack() as stack:
-                pose_out = stack.enter_context(atomic_path(args.save_pose, args.force)) if args.save_pose else None
-                report = analyze_video(
-                    args.video,
-                    pack=pack,
-                    profile=profile,
-                    model=args.model,
-                    save_pose=pose_out,
-                    on_shot=listeners,
-                    audio=args.audio,
-                )
+            bar = progress_for(Path(args.video).name)  # on a terminal only: piped output stays the report
+            try:
+                with ExitStack() as stack:
+                    pose_out = stack.enter_context(atomic_path(args.save_pose, args.force)) if args.save_pose else None
+                    report = analyze_video(
+                        args.video,
+                        pack=pack,
+                        profile=profile,
+                        model=args.model,
+                        save_pose=pose_out,
+                        on_shot=listeners,
+                        audio=args.audio,
+                        progress=bar,
+                    )
+            finally:
+                if bar is not None:
+                    bar.close()
         if recorder:
             recorder.finish(report)
     finally:

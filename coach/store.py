@@ -514,7 +514,8 @@ class Store:
             "SELECT s.id, a.name, s.source, s.started_at, s.finished_at, s.complete, s.view, s.handedness, "
             "s.pack_id, s.pack_version, s.content_hash, "
             "(SELECT COUNT(*) FROM shots WHERE session_id = s.id), "
-            "(SELECT COUNT(*) FROM findings WHERE session_id = s.id AND verdict = 'fault') "
+            "(SELECT COUNT(*) FROM findings f LEFT JOIN shots sh ON sh.id = f.shot_id "
+            f"WHERE f.session_id = s.id AND f.verdict = 'fault' AND NOT {DISMISSED}) "
             "FROM sessions s JOIN archers a ON a.id = s.archer_id"
         )
         args: tuple = ()
@@ -637,11 +638,12 @@ class Store:
             ]
             rules: dict[str, dict[str, int]] = {}
             for r, verdict, n in self.conn.execute(
-                "SELECT rule, verdict, COUNT(*) FROM findings WHERE session_id = ? AND shot_id IS NOT NULL "
-                "GROUP BY rule, verdict",
+                f"SELECT f.rule, CASE WHEN f.verdict = 'fault' AND {DISMISSED} THEN 'dismissed' ELSE f.verdict END "
+                "AS v, COUNT(*) FROM findings f JOIN shots sh ON sh.id = f.shot_id WHERE f.session_id = ? "
+                "GROUP BY f.rule, v",
                 (sid,),
             ):
-                rules.setdefault(r, {"fault": 0, "pass": 0, "not_assessable": 0})[verdict] = n
+                rules.setdefault(r, {"fault": 0, "pass": 0, "not_assessable": 0, "dismissed": 0})[verdict] = n
             measures: dict[str, list[float]] = {}
             for sh in shots:
                 for k, v in (sh.get("measures") or {}).items():
@@ -694,6 +696,15 @@ class Store:
                 (sid,),
             )
         ]
+
+
+# A finding (alias f, its shot sh) whose coach's last accept/dismiss is a dismissal: the coach says the machine
+# was wrong, so it is left out of fault counts and trends (the finding itself, the machine's verdict, is kept).
+DISMISSED = (
+    "EXISTS (SELECT 1 FROM annotations an WHERE an.action = 'dismiss' AND an.id = (SELECT MAX(b.id) FROM "
+    "annotations b WHERE b.session_id = f.session_id AND b.shot_idx IS sh.idx AND b.rule = f.rule "
+    "AND b.action IN ('accept', 'dismiss')))"
+)
 
 
 def _archer(row) -> Archer:

@@ -6,8 +6,11 @@ from __future__ import annotations
 from posture_rules.pack import RulePack
 
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, certainty_remarks, release_remarks
+from .terminal import display_width, ljust, rjust
+from .valuefmt import limits_text, value_text
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
+LOW_CONFIDENCE_NOTE = "(?) a rule the landmarks judge with low confidence: take its fault as a hint, not a verdict"
 
 
 def _fmt(v: float | None, unit: str = "") -> str:
@@ -17,21 +20,22 @@ def _fmt(v: float | None, unit: str = "") -> str:
 
 
 def _limits(f: Finding) -> str:
-    parts = []
-    if "below" in f.threshold:
-        parts.append(f"≥ {f.threshold['below']:g}")
-    if "above" in f.threshold:
-        parts.append(f"≤ {f.threshold['above']:g}")
-    return " and ".join(parts)
+    return limits_text(f.threshold, f.unit)
+
+
+def name_width(pack: RulePack) -> int:
+    """The rule-name column's width: the widest "id 名 (?)" of the pack, in display columns."""
+    return max((display_width(f"{r.id} {r.name_zh} (?)") for r in pack.rules), default=28)
 
 
 def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     rule = pack.by_id.get(f.rule)
     name = f"{f.rule} {rule.name_zh}" if rule else f.rule
-    unit = {"deg": "°", "SW": " SW", "s": " s"}.get(f.unit, "")
     if rule and rule.confidence == "low" and f.verdict == FAULT:
         name += " (?)"  # an interpretive or low-confidence rule: a hint, not a verdict
-    line = f"    {MARK[f.verdict]:8} {name:28} value {_fmt(f.value, unit):>9}  ok if {_limits(f)}"
+    # padded by display width: a Chinese character takes two columns
+    w = name_width(pack)
+    line = f"    {MARK[f.verdict]:8} {ljust(name, w)} value {rjust(value_text(f.value, f.unit, f.threshold), 9)}  ok if {_limits(f)}"
     out = [line]
     if f.verdict == FAULT and rule:
         if f.start_frame is not None:
@@ -39,7 +43,7 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
         out.append(f"             {rule.section}：{rule.quote}")
         out.append(f"             → {rule.cue_zh} / {rule.cue_en}")
     elif f.verdict == NOT_ASSESSABLE and f.reason:
-        out[0] = f"    {MARK[f.verdict]:8} {name:28} ({f.reason})"
+        out[0] = f"    {MARK[f.verdict]:8} {ljust(name, w)} ({f.reason})"
     return out
 
 
@@ -56,13 +60,15 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
         t = s.times_s
         lines.append("")
         status = "" if s.complete else "  (incomplete: release not seen)"
-        lines.append(
-            f"Shot {s.index + 1}: release at frame {s.release_frame}"
-            + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
-            + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
-            + status
-        )
-        if s.release_frame is not None:
+        if s.release_frame is None:  # never "release at frame None"
+            lines.append(f"Shot {s.index + 1}: release not seen" + status)
+        else:
+            lines.append(
+                f"Shot {s.index + 1}: release at frame {s.release_frame}"
+                + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
+                + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
+                + status
+            )
             lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
         lines.append(
             "  phases: "
@@ -104,4 +110,7 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
     if not report.shots:
         lines.append("")
         lines.append("No shots found.")
+    if any(" (?)" in line for line in lines):
+        lines.append("")
+        lines.append(LOW_CONFIDENCE_NOTE)
     return "\n".join(lines)

@@ -76,7 +76,7 @@ def test_empty_store_pages_say_how_to_start(env):
 def test_live_page_renders_through_its_hook(env):
     at = app("live").run()
     no_exception(at)
-    assert at.radio(key="live_mode") and at.text_input(key="live_source").value == "0"
+    assert at.radio(key="live_mode.en") and at.text_input(key="live_source").value == "0"
 
 
 def test_rulebook_lists_every_rule_with_its_text(env):
@@ -147,11 +147,11 @@ def wait_for_job(at: AppTest, timeout: float = 240) -> AppTest:
 @pytest.fixture(scope="module")
 def analysed(env):
     at = app("analyze").run()
-    at.selectbox(key="archer").set_value(NEW_ARCHER).run()
+    at.selectbox(key="archer.en").set_value(NEW_ARCHER).run()
     at.selectbox(key="sample").set_value("short_1shot")
     at.text_input(key="new_name").input("王小明")
-    at.radio(key="hand").set_value("right")
-    at.selectbox(key="tol").set_value("beginner")
+    at.radio(key="hand.en").set_value("right")
+    at.selectbox(key="tol.en").set_value("beginner")
     at.button(key="analyse").click().run()
     at = wait_for_job(at)
     no_exception(at)
@@ -166,7 +166,7 @@ def analysed(env):
 def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     at, sid = analysed
     assert [t.value for t in at.title] == ["Session review"]
-    assert at.selectbox(key="review_session").value == sid
+    assert at.selectbox(key="review_session.en").value == sid
     assert env.annotated_video(sid).is_file()
     assert at.get("video")  # the annotated video
     (timeline,) = at.get("vega_lite_chart")
@@ -183,7 +183,7 @@ def test_review_saves_the_coachs_annotation(env, analysed):
     _, sid = analysed
     at = app("review").run()
     no_exception(at)
-    at.radio(key="ann_action").set_value("dismiss")
+    at.radio(key="ann_action.en").set_value("dismiss")
     at.text_area(key="ann_comment").input("對著鏡頭太斜 camera too oblique")
     at.button[-1].click().run()  # the form's save button
     no_exception(at)
@@ -196,8 +196,8 @@ def test_review_saves_the_coachs_annotation(env, analysed):
 def test_compare_two_shots_aligned_at_release(env, analysed):
     at = app("compare").run()
     no_exception(at)
-    assert at.selectbox(key="cmp_a").value == at.selectbox(key="cmp_b").value
-    assert at.multiselect(key="cmp_metrics").value  # metrics chosen, chart drawn
+    assert at.selectbox(key="cmp_a.en").value == at.selectbox(key="cmp_b.en").value
+    assert at.multiselect(key="cmp_metrics.en").value  # metrics chosen, chart drawn
     assert at.get("vega_lite_chart")
     assert "Shot measures" in texts(at)
 
@@ -215,12 +215,12 @@ def test_trends_for_the_archer(env, analysed):
 def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
     at = app("rulebook").run()
     at.selectbox(key="adj_archer").set_value("王小明")
-    at.selectbox(key="adj_rule").set_value("straight_bow_arm").run()
+    at.selectbox(key="adj_rule.en").set_value("straight_bow_arm").run()
     key = "adj_王小明_straight_bow_arm_enter_below"
     at.number_input(key=key).set_value(140.0)
     at.button(key="adj_save").click().run()
     no_exception(at)
-    assert "Saved straight_bow_arm thresholds" in at.success[0].value
+    assert "Saved Bow arm straight as a branch thresholds" in at.success[0].value
     with Store.open(env.db) as store:
         archer = store.archer("王小明")
     assert archer.overrides["straight_bow_arm"]["enter_below"] == 140.0
@@ -228,7 +228,7 @@ def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
     # an impossible band is refused with the reason, and nothing is saved
     at.number_input(key="adj_王小明_straight_bow_arm_exit_below").set_value(100.0)
     at.button(key="adj_save").click().run()
-    assert "exit_below" in at.error[0].value
+    assert "“clears above” must not lie below “fault below”" in at.error[0].value
     at.button(key="adj_reset").click().run()
     with Store.open(env.db) as store:
         assert "straight_bow_arm" not in store.archer("王小明").overrides

@@ -58,12 +58,24 @@ def test_verdict_rows_put_faults_first_with_quote_and_both_cues():
     rows = data.verdict_rows(SHOT, PACK, anns, "en")
     first = rows[0]
     rule = PACK.by_id["straight_bow_arm"]
-    assert first["verdict"] == "fault" and first["frames"] == "125–175"
+    # the coach dismissed it: struck through, marked, with the note (issue 15, item 5)
+    assert first["verdict"] == f"{data.strike('fault')} dismissed by the coach" and first["frames"] == "125–175"
     assert rule.quote in first["classical text"]
     assert first["cue (zh)"] == rule.cue_zh and first["cue (en)"] == rule.cue_en
     assert first["coach"] == "dismiss · camera angle"
-    assert [r["verdict"] for r in rows] == ["fault", "n/a", "pass"]
+    assert [r["verdict"] for r in data.verdict_rows(SHOT, PACK, [], "en")] == ["fault", "n/a", "pass"]
     assert rows[1]["value"] == "feet hidden"
+    assert first["rule"] == rule.name_en  # no internal id next to the name
+
+
+def test_dismissed_faults_leave_the_timeline_and_the_jumps():
+    anns = [{"shot": 0, "rule": "straight_bow_arm", "action": "dismiss", "comment": ""}]
+    assert any(r["rule"] for r in data.timeline_rows([SHOT], FPS, PACK, "en"))
+    assert not any(r["rule"] for r in data.timeline_rows([SHOT], FPS, PACK, "en", anns))
+    assert data.fault_jumps([SHOT], FPS, PACK, "en") and not data.fault_jumps([SHOT], FPS, PACK, "en", anns)
+    # a later accept puts it back
+    anns.append({"shot": 0, "rule": "straight_bow_arm", "action": "accept", "comment": ""})
+    assert data.fault_jumps([SHOT], FPS, PACK, "en", anns)
 
 
 def test_aligned_series_puts_the_release_at_zero_and_subtracts_baselines():
@@ -79,8 +91,9 @@ def test_aligned_series_puts_the_release_at_zero_and_subtracts_baselines():
 
 def test_threshold_overrides_validate_and_reach_the_analysis():
     assert data.check_override({"enter_below": 150.0, "exit_below": 155.0}) is None
-    assert "exit_below" in data.check_override({"enter_below": 150.0, "exit_below": 140.0})
-    assert "exit_above" in data.check_override({"enter_above": 10.0, "exit_above": 12.0})
+    assert "clears above" in data.check_override({"enter_below": 150.0, "exit_below": 140.0})
+    assert "clears below" in data.check_override({"enter_above": 10.0, "exit_above": 12.0}, "en")
+    assert "降回此值以下解除" in data.check_override({"enter_above": 10.0, "exit_above": 12.0}, "zh")
     assert data.check_override({"enter_below": 20.0, "enter_above": 10.0})
     ov = data.with_override({"cup_of_water": {"enter_above": 20.0}}, "straight_bow_arm", {"enter_below": 140.0})
     profile = data.profile_with(Profile(tolerance="club"), ov)

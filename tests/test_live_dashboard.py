@@ -64,14 +64,14 @@ def test_live_page_loads_in_both_languages(env, lang, title, machine, browser):
     at = live(lang)
     no_exception(at)
     assert [x.value for x in at.title] == [title]
-    shown = " ".join(at.radio(key="live_mode").options)  # AppTest lists the labels shown
+    shown = " ".join(at.radio(key=f"live_mode.{lang}").options)  # AppTest lists the labels shown
     assert machine in shown and browser in shown
     assert at.text_input(key="live_source").value == "0"
     assert at.button(key="live_start") and at.button(key="live_stop").disabled
     assert len(at.expander) == 1  # the camera check
     # the browser camera needs the real server (streamlit-webrtc): under AppTest a clear note, no traceback
     at.text_input(key="live_new_archer").input("甲")
-    at.radio(key="live_mode").set_value("browser").run()
+    at.radio(key=f"live_mode.{lang}").set_value("browser").run()
     no_exception(at)
     assert "streamlit run app.py" in at.info[0].value
 
@@ -92,7 +92,7 @@ def test_start_asks_for_the_archer(env):
     at.text_input(key="live_source").input(str(CLIP))
     at.button(key="live_start").click().run()
     no_exception(at)
-    assert "Enter the archer's name" in at.warning[0].value
+    assert "Choose the archer first, or create one" in at.warning[0].value
     assert REGISTRY.get("camera") is None
 
 

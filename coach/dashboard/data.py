@@ -13,11 +13,12 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
 from ..phases import phase_windows
-from ..report.data import limits_text
+from ..report.data import latest_actions, local_time
+from ..valuefmt import limits_parts, unit_mark, value_text
 from .i18n import t
+from .machine_text import reason_text
 
 TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
-UNIT_MARK = {"deg": "°", "SW": " SW", "s": " s"}
 
 
 def archer_names(store) -> list[str]:
@@ -35,14 +36,21 @@ def rule_name(pack: RulePack, rid: str, lang: str) -> str:
     return r.name_en if lang == "en" else r.name_zh
 
 
-def fmt_value(v, unit: str = "") -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "—"
-    s = f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
-    return s + UNIT_MARK.get(unit, f" {unit}" if unit else "")
+def fmt_value(v, unit: str = "", threshold: dict | None = None) -> str:
+    return value_text(v, unit, threshold)
 
 
-def session_label(s: dict, lang: str) -> str:
+def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
+    """The range that is fine, in the reader's language and with the unit: "−8° 至 18°", "at least 155°"."""
+    lo, hi = limits_parts(threshold, unit)
+    if lo and hi:
+        return t("lim_range", lang, lo=lo, hi=hi)
+    return t("lim_min", lang, lo=lo) if lo else t("lim_max", lang, hi=hi) if hi else ""
+
+
+def session_label(s: dict, lang: str, running: float | None = None) -> str:
+    """The session picker's label; `running` is the fraction done while its analysis still runs (it is not
+    complete yet, but it did not stop either)."""
     src = str(s.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
     label = t(
         "session_label",
@@ -50,10 +58,12 @@ def session_label(s: dict, lang: str) -> str:
         id=s["id"],
         archer=s["archer"],
         source=src,
-        date=(s.get("started_at") or "")[:16].replace("T", " "),
+        date=local_time(s.get("started_at")),
         shots=s.get("shots", 0),
         faults=s.get("faults", 0),
     )
+    if running is not None:
+        return f"{label} · {t('analysing', lang, pct=round(100 * running))}"
     return label if s.get("complete", True) else f"{label} · {t('incomplete', lang)}"
 
 
@@ -68,6 +78,16 @@ def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
 _PHASE_KEYS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "end_frame")
 
 
+def dismissed_findings(annotations: list[dict] | None) -> set[tuple[int | None, str | None]]:
+    """(shot, rule) of every finding whose coach's last accept/dismiss is a dismissal."""
+    return {k for k, v in latest_actions(annotations or []).items() if v["action"] == "dismiss"}
+
+
+def strike(text: str) -> str:
+    """Text struck through with U+0336, which survives a data grid cell (no markup there)."""
+    return "".join(c + "\u0336" for c in text)
+
+
 def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
     a = f.get("start_frame")
     b = f.get("end_frame")
@@ -78,8 +98,11 @@ def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
     return a, b
 
 
-def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
-    """Bands for the timeline chart: per shot its phases, and each fault on its own lane."""
+def timeline_rows(
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+) -> list[dict]:
+    """Bands for the timeline chart: per shot its phases, and each fault (not dismissed) on its own lane."""
+    dismissed = dismissed_findings(annotations)
     rows = []
     for sh in shots:
         n = sh["index"] + 1
@@ -103,7 +126,7 @@ def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> l
                 }
             )
         for f in sh.get("findings", []):
-            if f.get("verdict") != "fault":
+            if f.get("verdict") != "fault" or (sh["index"], f["rule"]) in dismissed:
                 continue
             a, b = fault_window(f, sh)
             if a is None:
@@ -123,12 +146,15 @@ def timeline_rows(shots: list[dict], fps: float, pack: RulePack, lang: str) -> l
     return rows
 
 
-def fault_jumps(shots: list[dict], fps: float, pack: RulePack, lang: str) -> list[dict]:
-    """Every fault with the moment to jump to (a little before it starts, so it is seen coming)."""
+def fault_jumps(
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+) -> list[dict]:
+    """Every fault (not dismissed) with the moment to jump to (a little before it starts, so it is seen coming)."""
+    dismissed = dismissed_findings(annotations)
     out = []
     for sh in shots:
         for f in sh.get("findings", []):
-            if f.get("verdict") != "fault":
+            if f.get("verdict") != "fault" or (sh["index"], f["rule"]) in dismissed:
                 continue
             a, b = fault_window(f, sh)
             if a is None:
@@ -147,44 +173,43 @@ def fault_jumps(shots: list[dict], fps: float, pack: RulePack, lang: str) -> lis
     return out
 
 
-def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
-    """The coach's last accept/dismiss per (shot, rule), with all comments."""
-    out: dict[tuple[int | None, str | None], dict] = {}
-    for a in annotations:
-        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
-        if a["action"] in ("accept", "dismiss"):
-            d["action"] = a["action"]
-        if a.get("comment"):
-            d["comments"].append(a["comment"])
-    return out
+def coach_note(act: dict, lang: str) -> str:
+    """The coach's verdict and comments on one finding. A comment-only note has no accept/dismiss, so its
+    action is empty and has no label of its own."""
+    words = [t(f"act_{act['action']}", lang)] if act.get("action") else []
+    return " · ".join(words + list(act.get("comments", [])))
 
 
 def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str) -> list[dict]:
-    """The shot's verdict table: faults first, with the classical quote and the cue in both languages."""
+    """The shot's verdict table: faults first, with the classical quote and the cue in both languages. A fault
+    the coach dismissed is struck through, after the standing faults, with the coach's note."""
     acts = latest_actions(annotations)
-    order = {"fault": 0, "not_assessable": 1, "pass": 2}
+
+    def shown(f: dict) -> str:
+        dismissed = acts.get((shot["index"], f["rule"]), {}).get("action") == "dismiss"
+        return "dismissed" if f["verdict"] == "fault" and dismissed else f["verdict"]
+
+    order = {"fault": 0, "dismissed": 1, "not_assessable": 2, "pass": 3}
     rows = []
-    for f in sorted(shot.get("findings", []), key=lambda f: order.get(f["verdict"], 3)):
+    for f in sorted(shot.get("findings", []), key=lambda f: order.get(shown(f), 4)):
         r = pack.by_id.get(f["rule"])
+        v = shown(f)
         a, b = fault_window(f, shot) if f["verdict"] == "fault" else (None, None)
         act = acts.get((shot["index"], f["rule"]), {})
+        verdict = f"{strike(t('v_fault', lang))} {t('v_dismissed', lang)}" if v == "dismissed" else t(f"v_{v}", lang)
         rows.append(
             {
-                t("col_rule", lang): f"{rule_name(pack, f['rule'], lang)} ({f['rule']})",
-                t("col_verdict", lang): t(f"v_{f['verdict']}", lang),
-                t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "")
+                t("col_rule", lang): rule_name(pack, f["rule"], lang),
+                t("col_verdict", lang): verdict,
+                t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold"))
                 if f["verdict"] != "not_assessable"
-                else (f.get("reason") or "—"),
-                t("col_limits", lang): limits_text(f.get("threshold") or {}),
+                else reason_text(f.get("reason"), lang),
+                t("col_limits", lang): limits_label(f.get("threshold"), f.get("unit") or "", lang),
                 t("col_frames", lang): f"{a}–{b}" if a is not None else "",
                 t("col_quote", lang): f"{r.section}：{r.quote}" if r else "",
                 t("col_cue_zh", lang): r.cue_zh if r else "",
                 t("col_cue_en", lang): r.cue_en if r else "",
-                t("col_coach", lang): " · ".join(
-                    [t(f"act_{act['action']}", lang)] * bool(act.get("action")) + act.get("comments", [])
-                )
-                if act
-                else "",
+                t("col_coach", lang): coach_note(act, lang),
             }
         )
     return rows
@@ -214,11 +239,21 @@ def aligned_series(series, shot: dict, fps: float, names: list[str] | None = Non
     return rows
 
 
-def metric_label(m: str, pack: RulePack, lang: str) -> str:
+def measure_label(m: str, pack: RulePack, lang: str) -> str:
+    """A metric or shot measure as a reader names it: the rules judged by it (else its own name), and its unit."""
     rules = [r for r in pack.observable if r.metric == m]
     names = dict.fromkeys((r.name_en if lang == "en" else r.name_zh) for r in rules)
-    unit = METRICS[m].unit if m in METRICS else ""
-    return f"{' / '.join(names) or m} ({m}{', ' + unit if unit else ''})"
+    name = " / ".join(names)
+    if not name:
+        try:
+            name = t(f"m_{m}", lang)
+        except KeyError:
+            name = m.replace("_", " ")
+    unit = unit_mark(METRICS[m].unit if m in METRICS else "").strip()
+    return f"{name} ({unit})" if unit else name
+
+
+metric_label = measure_label  # the Compare page's name for it
 
 
 def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
@@ -283,19 +318,23 @@ def threshold_values(rule: Rule) -> dict[str, float]:
     return {k: getattr(rule.thresholds, k) for k in THRESHOLD_KEYS if getattr(rule.thresholds, k) is not None}
 
 
-def check_override(values: dict[str, float]) -> str | None:
-    """Why these thresholds cannot work, or None. The same rules as the pack loader: an exit beyond its enter
-    would make a fault impossible to clear, and a band must leave room between below and above."""
+def check_override(values: dict[str, float], lang: str = "en") -> str | None:
+    """Why these thresholds cannot work, or None, in `lang`. The same rules as the pack loader: an exit beyond
+    its enter would make a fault impossible to clear, and a band must leave room between below and above."""
     v = {k: x for k, x in values.items() if x is not None}
+
+    def name(k: str) -> str:
+        return t(f"th_{k}", lang)
+
     for k, x in v.items():
         if not math.isfinite(x):
-            return f"{k} must be a number"
+            return t("bad_number", lang, what=name(k))
     if "enter_above" in v and "exit_above" in v and v["exit_above"] > v["enter_above"]:
-        return "exit_above must not lie above enter_above"
+        return t("bad_exit_above", lang, exit=name("exit_above"), enter=name("enter_above"))
     if "enter_below" in v and "exit_below" in v and v["exit_below"] < v["enter_below"]:
-        return "exit_below must not lie below enter_below"
+        return t("bad_exit_below", lang, exit=name("exit_below"), enter=name("enter_below"))
     if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
-        return "enter_below must be lower than enter_above"
+        return t("bad_band", lang, low=name("enter_below"), high=name("enter_above"))
     return None
 
 

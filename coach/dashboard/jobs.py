@@ -199,6 +199,13 @@ class JobManager:
             self._demo[key] = job.snapshot().id
         return job
 
+    def in_progress(self) -> dict[int, float]:
+        """Session id → fraction done, for every analysis still running whose session is already stored."""
+        with self._lock:
+            jobs = list(self._jobs.values())
+        snaps = [j.snapshot() for j in jobs]
+        return {s.sid: s.fraction for s in snaps if s.sid is not None and not s.is_over}
+
     def demo_job(self, settings: Settings) -> Job | None:
         with self._lock:
             return self._jobs.get(self._demo.get(str(settings.db), ""))
@@ -212,7 +219,14 @@ def _run_job(job: Job, settings: Settings, video: Path, archer: ArcherSpec, keep
         job.update(stage=stage, done=done, total=total)
 
     try:
-        sid, report = analyze_into_store(settings, video, archer, progress=progress, shown_name=job.snapshot().video)
+        sid, report = analyze_into_store(
+            settings,
+            video,
+            archer,
+            progress=progress,
+            shown_name=job.snapshot().video,
+            on_session=lambda sid: job.update(sid=sid),
+        )
         job.update(stage=DONE, sid=sid, shots=len(report.shots), finished=time.time())
     except CoachError as e:
         job.update(stage=FAILED, error=str(e), finished=time.time())
@@ -234,6 +248,7 @@ def analyze_into_store(
     *,
     progress=None,
     shown_name: str | None = None,
+    on_session=None,
 ) -> tuple[int, SessionReport]:
     """Analyse `video` for `archer` into the store and draw its annotated video; returns (session id, report)."""
     shown = shown_name or Path(video).name
@@ -251,6 +266,8 @@ def analyze_into_store(
             rec_archer = store.archer(archer.name)
         profile = rec_archer.profile()
         recorder = SessionRecorder(store, rec_archer, video, pack, profile)
+        if on_session is not None:  # the review can now say "analysing…" for this session, not "incomplete"
+            on_session(recorder.sid)
         try:
             report, poses = analyze_with_poses(
                 video, pack=pack, profile=profile, on_shot=[recorder.on_shot], progress=progress

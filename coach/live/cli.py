@@ -17,6 +17,7 @@ def register(sub) -> None:
     )
     p.add_argument("--source", default="0", help="camera index, video file (fed at its real frame rate) or URL")
     p.add_argument("--no-window", action="store_true", help="headless: print each shot as it completes")
+    p.add_argument("--fullscreen", action="store_true", help="open the window full screen (read from the line)")
     p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of cues shown and spoken")
     p.add_argument("--sound", dest="sound", action="store_true", default=None, help="tone per confirmed fault")
     p.add_argument("--no-sound", dest="sound", action="store_false", help="no tones or speech")
@@ -63,9 +64,11 @@ def cmd_live(args) -> int:
 
         prepare_output(args.json, args.force, _protected(args))
     if args.check:
+        from ..quiet import native_stderr_silenced
         from .check import check_source, format_check
 
-        result = check_source(spec, seconds=args.check_seconds, pack=profile.apply(pack), model=args.model)
+        with native_stderr_silenced():  # the model's loading chatter (TFLite, absl) is not for the archer
+            result = check_source(spec, seconds=args.check_seconds, pack=profile.apply(pack), model=args.model)
         print(format_check(result, lang=args.lang))
         return 0 if result.ok else 1
 
@@ -108,7 +111,7 @@ def cmd_live(args) -> int:
         if window:
             from .view import run_window
 
-            run_window(session, applied, lang=args.lang, max_seconds=args.max_seconds)
+            run_window(session, applied, lang=args.lang, max_seconds=args.max_seconds, fullscreen=args.fullscreen)
         else:
             _wait_headless(session, args.max_seconds)
         reports = session.wait()
@@ -125,7 +128,12 @@ def cmd_live(args) -> int:
         write_output(args.json, text, args.force, _protected(args))
     if db_path is not None:
         print(f"recorded {sum(len(r.shots) for r in reports)} shot(s) for {args.archer} in {db_path}")
+    else:
+        print(NOT_SAVED)
     return 0
+
+
+NOT_SAVED = "not saved: no --archer given, so these shots were not recorded (coach live --archer NAME keeps them)"
 
 
 def _wait_headless(session, max_seconds: float | None) -> None:

@@ -32,9 +32,10 @@ from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 REFRESH_S = 0.5
-NEW = "\x00new"
 MAX_FAULTS_SHOWN = 12
-MARK = {OK: "✅", WARN: "⚠️", FAIL: "❌"}
+# Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
+# plus a word: pass, warn and fail read apart without colour and without emoji
+MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
 CHECK_ITEM_LABELS = {
     "framing": "check_framing",
     "room": "check_room",
@@ -55,7 +56,10 @@ def render(lang: str = "zh") -> None:
     archer = _choose_archer(settings, lang)
     modes = ("machine", "browser")
     names = {m: tr(f"live_mode_{m}") for m in modes}
-    mode = st.radio(tr("live_mode"), modes, format_func=lambda m: names[m], horizontal=True, key="live_mode")
+    from ..dashboard import ui
+
+    # a fresh widget per language, the choice kept (ui.choice): a radio's value is the label it showed
+    mode = ui.choice(tr("live_mode"), modes, "live_mode", names.get, radio=True, horizontal=True)
     if mode == "machine":
         _machine(settings, archer, lang)
     else:
@@ -64,12 +68,15 @@ def render(lang: str = "zh") -> None:
 
 # ---- who is shooting ----------------------------------------------------------------------------------------
 def _choose_archer(settings: Settings, lang: str) -> str | None:
+    """Nobody is pre-selected ("choose or create"), and the last archer chosen on Analyze or here is kept."""
+    from ..dashboard import ui
+
     with settings.store() as store:
         names = archer_names(store)
-    options = [*names, NEW]
-    labels = {n: (t("new_archer", lang) if n == NEW else n) for n in options}
-    pick = st.selectbox(t("archer", lang), options, format_func=lambda n: labels.get(n, n), key="live_archer")
-    if pick != NEW:
+    pick = ui.archer_choice(names)
+    if pick == ui.PICK:
+        return None
+    if pick != ui.NEW_ARCHER:
         return pick
     name = st.text_input(t("archer_name", lang), key="live_new_archer", placeholder="王小明 / Wang Xiaoming")
     return name.strip() or None
@@ -102,7 +109,7 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
     stop = c2.button(tr("live_stop"), key="live_stop", disabled=not running)
     if start:
         if archer is None:
-            st.warning(t("need_name", lang))
+            st.warning(t("need_archer", lang))
         elif not spec.strip():
             st.warning(tr("live_need_source"))
         else:
@@ -131,7 +138,7 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     st.caption(tr("live_browser_intro"))
     if archer is None:
-        st.warning(t("need_name", lang))
+        st.warning(t("need_archer", lang))
         return
     key = f"browser:{st.session_state.setdefault('live_browser_id', uuid.uuid4().hex)}"
     run = REGISTRY.get(key)
@@ -323,14 +330,19 @@ def _shots(shots: list[ShotResult], pack: RulePack, lang: str) -> None:
 
 
 # ---- camera check -------------------------------------------------------------------------------------------
+def mark(status: str, lang: str) -> str:
+    return f"{MARK_ICON[status]} **{t('mark_' + status, lang)}**"
+
+
 def show_check(c: CameraCheck, lang: str) -> None:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     pack = _pack()
     head = {OK: st.success, WARN: st.warning, FAIL: st.error}[c.status]
-    head(f"{MARK[c.status]} {tr('check_' + c.status)}")
+    head(f"{mark(c.status, lang)} {tr('check_' + c.status)}")
     st.caption(tr("check_view", view=c.view, n=c.frames_with_person, total=c.frames))
     rows = [
-        f"- {MARK[i.status]} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}" for i in c.items
+        f"- {mark(i.status, lang)} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}"
+        for i in c.items
     ]
     st.markdown("\n".join(rows))
     ok_names = ", ".join(_name(pack, rid, lang) for rid in c.judgeable) or "—"

@@ -19,9 +19,12 @@ class ShotPrinter:
 
     def shot_lines(self, shot: ShotResult) -> list[str]:
         t = shot.times_s.get("release_at")
-        when = f"release at frame {shot.release_frame}" + (f" ({t:.2f} s)" if t is not None else "")
-        if not shot.complete:
-            when += " (incomplete: release not seen)"
+        if shot.release_frame is None:  # never "release at frame None"
+            when = "release not seen (incomplete)"
+        else:
+            when = f"release at frame {shot.release_frame}" + (f" ({t:.2f} s)" if t is not None else "")
+            if not shot.complete:
+                when += " (incomplete: release not seen)"
         faults = shot.faults
         lines = [f"Shot {shot.index + 1}: {when} — " + (f"{len(faults)} fault(s)" if faults else "clean")]
         for f in faults:

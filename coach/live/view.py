@@ -18,6 +18,17 @@ from ..results import ShotResult
 from .replay import ReplayClip, ReplayPlayer
 from .session import LiveFrame, LiveSession, Tally
 
+CUE_SHARE = 1 / 14  # the cue's type, as a share of the frame's height: read from the shooting line
+LINE_SHARE = 1 / 20  # the fault's name and the phase: never smaller than this
+PHASE_WORDS = {
+    "setup": ("預備", "set-up"),
+    "raise": ("舉弓", "raise"),
+    "draw": ("開弓", "draw"),
+    "full_draw": ("滿弓", "full draw"),
+    "hold": ("審固", "hold"),
+    "release": ("發矢", "release"),
+    "follow_through": ("收勢", "follow-through"),
+}
 FAULT_HOLD_S = 4.0  # a confirmed fault stays on screen this long after it was last active
 CARD_S = 6.0  # the summary card after a release
 WINDOW = "射經 Coach — live"
@@ -75,6 +86,7 @@ class LiveView:
             line = f"{rule.section}：{rule.quote}"
             text.label(img, line, (8, 8 + round(H / 26) + 18), px, TEXT, FAULT)
         self._tally(img, tally, px)
+        self._coach_lines(img, r.phase if r is not None else "", st.latest_fault if st.latest_fault in held else None)
         if st.card is not None and now - st.card_at <= CARD_S:
             self._card(img, st.card, px)
         self._replay(img, now, px)
@@ -83,6 +95,45 @@ class LiveView:
         if st.status:
             text.label(img, st.status, (8, H // 2 + 3 * px), px, TEXT, FAULT)
         return img
+
+    def coach_lines(self, phase: str, fault: str | None) -> list[tuple[str, float, tuple[int, int, int]]]:
+        """What an archer reads from the shooting line, biggest first: the cue for the fault being flagged, the
+        fault's name, the phase — each (text, share of the image height, colour)."""
+        lines = []
+        rule = self.rules.get(fault) if fault else None
+        if rule is not None:
+            cue = rule.cue_zh if self.lang == "zh" else rule.cue_en
+            name = rule.name_zh if self.lang == "zh" else rule.name_en
+            lines += [(f"→ {cue}", CUE_SHARE, TEXT), (f"× {name}", LINE_SHARE, (150, 150, 255))]
+        if phase:
+            lines.append((PHASE_WORDS.get(phase, (phase, phase))[self.lang == "en"], LINE_SHARE, TEXT))
+        return lines
+
+    def _coach_lines(self, img: np.ndarray, phase: str, fault: str | None) -> None:
+        """The coach lines at the bottom left, in type sized to the frame (so to the window, which keeps the
+        frame's aspect): never under 1/20 of its height, shrunk to that floor at most to fit the width."""
+        lines = self.coach_lines(phase, fault)
+        if not lines:
+            return
+        H, W = img.shape[:2]
+        text = self.overlay.text
+        room = W * 2 // 3 - 16  # the replay takes the bottom-right third
+        sized = []
+        for s, share, colour in lines:
+            px = max(12, round(H * share))
+            floor = max(12, round(H * LINE_SHARE))
+            while px > floor and text.size(s, px)[0] > room:
+                px -= 1
+            sized.append((s, px, colour, text.size(s, px)))
+        h = sum(sz[1] + 10 for *_, sz in sized) + 10
+        w = min(W - 16, max(sz[0] for *_, sz in sized) + 24)
+        x0, y0 = 8, H - h - 8
+        roi = img[max(y0, 0) : y0 + h, x0 : x0 + w]
+        roi[...] = (roi * 0.3 + np.array(PANEL) * 0.7).astype(np.uint8)
+        y = y0 + 10
+        for s, px, colour, (_, sh) in sized:
+            text.put(img, s, (x0 + 12, y), px, colour)
+            y += sh + 10
 
     def _tally(self, img: np.ndarray, tally: Tally, px: int) -> None:
         H, W = img.shape[:2]
@@ -149,10 +200,50 @@ class LiveView:
         cv2.rectangle(img, (x0 - 1, y0 - 1), (x0 + tw, y0 + th), TEXT, 1)
 
 
-def run_window(session: LiveSession, pack, *, lang: str = "zh", max_seconds: float | None = None) -> None:
+def screen_size() -> tuple[int, int]:
+    """The X screen's size in pixels (libX11 through ctypes), else 1920×1080."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        x11 = ctypes.cdll.LoadLibrary(ctypes.util.find_library("X11") or "libX11.so.6")
+        x11.XOpenDisplay.restype = ctypes.c_void_p
+        x11.XDefaultScreen.argtypes = [ctypes.c_void_p]
+        x11.XDisplayWidth.argtypes = x11.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        d = x11.XOpenDisplay(None)
+        if not d:
+            return 1920, 1080
+        try:
+            n = x11.XDefaultScreen(d)
+            return int(x11.XDisplayWidth(d, n)), int(x11.XDisplayHeight(d, n))
+        finally:
+            x11.XCloseDisplay(d)
+    except OSError:
+        return 1920, 1080
+
+
+def window_size(frame_w: int, frame_h: int, screen: tuple[int, int], fill: float = 0.9) -> tuple[int, int]:
+    """The window's size: as much of the screen as `fill` allows, keeping the frame's aspect (a 960×540 source
+    on a 1920×1080 screen opens at 1728×972, not at the size OpenCV picks)."""
+    sw, sh = screen
+    s = min(sw * fill / frame_w, sh * fill / frame_h)
+    return max(1, round(frame_w * s)), max(1, round(frame_h * s))
+
+
+def run_window(
+    session: LiveSession, pack, *, lang: str = "zh", max_seconds: float | None = None, fullscreen: bool = False
+) -> None:
     """The window loop on the calling (main) thread until q, the end of the source, or max_seconds."""
     view = LiveView(pack, lang, session.profile.handedness or "right")
-    cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
+    # The frame is scaled to the window's size here rather than left to the GUI backend (Qt's highgui shows it
+    # at its own size in a resized window): what is drawn on it keeps its share of the window's height.
+    size = None
+    if session.width and session.height:
+        size = window_size(session.width, session.height, screen_size(), fill=1.0 if fullscreen else 0.9)
+    cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL if fullscreen else cv2.WINDOW_AUTOSIZE)
+    if fullscreen:
+        cv2.setWindowProperty(WINDOW, cv2.WND_PROP_FULLSCREEN, cv2.WINDOW_FULLSCREEN)
     last: LiveFrame | None = None
     seen_shots = 0
     t_end = None if max_seconds is None else time.monotonic() + max_seconds
@@ -174,7 +265,10 @@ def run_window(session: LiveSession, pack, *, lang: str = "zh", max_seconds: flo
             view.state.paused = session.paused
             view.state.session = session.session_no
             if last is not None:
-                cv2.imshow(WINDOW, view.compose(last, session.tally, now))
+                shown = view.compose(last, session.tally, now)
+                if size is not None and (shown.shape[1], shown.shape[0]) != size:
+                    shown = cv2.resize(shown, size, interpolation=cv2.INTER_LINEAR)
+                cv2.imshow(WINDOW, shown)
             key = cv2.waitKey(1) & 0xFF
             if key in (ord("q"), 27):
                 session.stop()

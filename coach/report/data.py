@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 
@@ -17,12 +18,20 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
+from ..headline import Focus, headline
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, release_remarks
 from ..store import Archer, Store
+from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
+from ..valuefmt import value_text as fmt_value
 
-VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–"}
-VERDICT_LABEL = {"fault": "fault 病", "pass": "pass 合", "not_assessable": "n/a 不可判"}
+VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–", "dismissed": "×"}
+VERDICT_LABEL = {
+    "fault": "fault 病",
+    "pass": "pass 合",
+    "not_assessable": "n/a 不可判",
+    "dismissed": "fault 病 (dismissed by the coach 教練駁回)",
+}
 
 
 @dataclass(slots=True)
@@ -81,9 +90,52 @@ class ReportData:
     def annotations_for(self, shot: int | None, rule: str | None) -> list[dict]:
         return [a for a in self.annotations if a["shot"] == shot and a["rule"] == rule]
 
+    def is_dismissed(self, shot: int | None, rule: str | None) -> bool:
+        """The coach's last accept/dismiss on this finding is a dismissal."""
+        return latest_actions(self.annotations).get((shot, rule), {}).get("action") == "dismiss"
+
+    def dismissed(self) -> set[tuple[int | None, str | None]]:
+        return {k for k, v in latest_actions(self.annotations).items() if v["action"] == "dismiss"}
+
+    def focus(self) -> list[Focus]:
+        """The session's headline: the one or two faults to work on first (coach.headline)."""
+        return headline(
+            [s.data for s in self.shots],
+            self.consistency,
+            {r.id: r.severity for r in self.pack.rules},
+            [r.id for r in self.pack.rules],
+            self.dismissed(),
+        )
+
+    @property
+    def fault_count(self) -> int:
+        """Faults standing after the coach's review: per shot, and session-level ones."""
+        dismissed = self.dismissed()
+        return sum(len(x.faults) for x in self.shots) + sum(
+            f["verdict"] == "fault" and (None, f["rule"]) not in dismissed for f in self.consistency
+        )
+
+    def shown_verdict(self, f: dict, shot: int | None) -> str:
+        """The verdict as the report shows it: a fault the coach dismissed is "dismissed" (struck through)."""
+        if f["verdict"] == "fault" and self.is_dismissed(shot, f["rule"]):
+            return "dismissed"
+        return f["verdict"]
+
     def rule_label(self, rid: str) -> str:
         r = self.rule(rid)
         return f"{r.name_zh} {r.name_en}" if r else rid
+
+
+def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
+    """The coach's last accept/dismiss per (shot, rule), with all comments ("" when there are only comments)."""
+    out: dict[tuple[int | None, str | None], dict] = {}
+    for a in annotations:
+        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
+        if a["action"] in ("accept", "dismiss"):
+            d["action"] = a["action"]
+        if a.get("comment"):
+            d["comments"].append(a["comment"])
+    return out
 
 
 def _pack_for(session: dict) -> RulePack:
@@ -115,11 +167,15 @@ def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[d
         return []
     frames = series.frames()
     out = []
+    # only the rules this shot was judged on: a chart of a rule it could not judge would be drawn empty
+    judged = {f["rule"] for f in shot.get("findings", []) if f.get("verdict") in ("fault", "pass")}
     for k, m in enumerate(series.names):
-        rules = [r for r in pack.observable if r.metric == m]
+        rules = [r for r in pack.observable if r.metric == m and r.id in judged]
         if not rules:
             continue
         vals = series.data[k].astype(np.float64)
+        if not np.isfinite(vals).any():
+            continue
         if m in series.offsets:
             vals = vals - series.offsets[m]
         th = []
@@ -145,7 +201,7 @@ def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[d
         ]
         met = METRICS.get(m)
         unit = {"deg": "°", "SW": "SW", "s": "s"}.get(met.unit if met else "", met.unit if met else "")
-        title = " / ".join(dict.fromkeys(r.name_zh for r in rules)) + f"  ({m})"
+        title = " / ".join(dict.fromkeys(f"{r.name_zh} {r.name_en}" for r in rules))
         out.append(Chart(m, title, unit, frames, vals, th, marks, spans, fps))
     out.sort(key=lambda c: not c.spans)  # the charts of this shot's faults first
     return out
@@ -192,9 +248,16 @@ def gather(store: Store, sid: int) -> ReportData:
     hand = hand or archer.handedness or "right"
     overlay = Overlay(pack, hand)
     shots = []
+    annotations = store.annotations(sid)
+    acts = latest_actions(annotations)
     for sh in store.shots(sid):
         findings = sh.get("findings", [])
-        faults = [f for f in findings if f["verdict"] == "fault"]
+        # a fault the coach dismissed is not counted, drawn or charted as one (it stays in the JSON as judged)
+        faults = [
+            f
+            for f in findings
+            if f["verdict"] == "fault" and acts.get((sh["index"], f["rule"]), {}).get("action") != "dismiss"
+        ]
         shots.append(
             ShotView(
                 sh["index"],
@@ -218,7 +281,10 @@ def gather(store: Store, sid: int) -> ReportData:
         verdicts = []
         for s in shots:
             f = next((f for f in s.findings if f["rule"] == r.id), None)
-            verdicts.append(f["verdict"] if f else "")
+            v = f["verdict"] if f else ""
+            if v == "fault" and acts.get((s.index, r.id), {}).get("action") == "dismiss":
+                v = "dismissed"  # struck through in the rules table too
+            verdicts.append(v)
         if any(verdicts) or r.observable:
             rule_rows.append((r, verdicts))
     return ReportData(
@@ -228,27 +294,15 @@ def gather(store: Store, sid: int) -> ReportData:
         shots=shots,
         consistency=consistency,
         consistency_measures=cons.get("measures") or {},
-        annotations=store.annotations(sid),
+        annotations=annotations,
         trends=store.trend_rows(archer.id, up_to=sid),
         rule_rows=rule_rows,
         notes=notes,
     )
 
 
-def limits_text(threshold: dict) -> str:
-    parts = []
-    if threshold.get("below") is not None:
-        parts.append(f"≥ {threshold['below']:g}")
-    if threshold.get("above") is not None:
-        parts.append(f"≤ {threshold['above']:g}")
-    return " and ".join(parts)
-
-
-def value_text(v, unit: str = "") -> str:
-    if v is None:
-        return "—"
-    u = {"deg": "°", "SW": " SW", "s": " s"}.get(unit, f" {unit}" if unit else "")
-    return f"{v:.2f}{u}" if abs(v) < 10 else f"{v:.1f}{u}"
+def value_text(v, unit: str = "", threshold: dict | None = None) -> str:
+    return fmt_value(v, unit, threshold)
 
 
 PHASE_LABELS = (
@@ -271,3 +325,29 @@ def release_text(shot: dict) -> str:
 def phase_times_text(times: dict) -> str:
     """A shot's phase durations on one line, e.g. "raise 舉 0.47 s · draw 引 2.13 s · …"."""
     return " · ".join(f"{label} {value_text(times.get(k), 's')}" for label, k in PHASE_LABELS)
+
+
+def local_time(iso: str | None) -> str:
+    """A stored UTC ISO time as the reader's local date and time, "2026-12-01 09:57"."""
+    if not iso:
+        return "—"
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def video_name(source: str | None) -> str:
+    return str(source or "").replace("\\", "/").rsplit("/", 1)[-1] or "—"
+
+
+def focus_lines(d: ReportData) -> list[tuple[str, str, str]]:
+    """The headline as (rule label, where it showed, cue) rows, bilingual like the rest of the report."""
+    out = []
+    n = len(d.shots)
+    for f in d.focus():
+        r = d.rule(f.rule)
+        where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {n} shots {len(f.shots)}/{n} 箭"
+        cue = f"{r.cue_zh} / {r.cue_en}" if r else ""
+        out.append((d.rule_label(f.rule), where, cue))
+    return out

@@ -11,10 +11,13 @@ from .data import (
     VERDICT_MARK,
     Chart,
     ReportData,
+    focus_lines,
     limits_text,
+    local_time,
     phase_times_text,
     release_text,
     value_text,
+    video_name,
 )
 
 CSS = """
@@ -26,8 +29,11 @@ table{border-collapse:collapse;margin:.6em 0;width:100%}td,th{border:1px solid #
 .pass{color:#1b7f3b}.not_assessable{color:#777}.quote{font-family:serif;font-size:1.1em;color:#5a2d0c}
 .cue{color:#0b4f8a}.kf{display:flex;flex-wrap:wrap;gap:.6em}.kf figure{margin:0}.kf img{max-width:520px;
  width:100%;border:1px solid #999}.warn{background:#fff3cd;border:1px solid #e0c060;padding:.5em}
-.charts{display:flex;flex-wrap:wrap;gap:.8em}.note{color:#555}.ann{background:#eef6ff;padding:.2em .5em;
- border-left:3px solid #0b4f8a;margin:.2em 0}
+.charts{display:flex;flex-wrap:wrap;gap:.8em}.charts svg{max-width:100%;height:auto}
+.scroll{overflow-x:auto;max-width:100%}.scroll th{white-space:nowrap}.focus{background:#fdf3f3;border:2px solid #8b1a1a;
+ padding:.4em 1em;margin:.8em 0}.focus h2{border:0;margin:.2em 0}.meta{color:#444;font-size:1.05em}
+details{margin:.6em 0}summary{cursor:pointer;color:#555}.note{color:#555}.ann{background:#eef6ff;padding:.2em .5em;
+ border-left:3px solid #0b4f8a;margin:.2em 0}.dismissed{color:#777;text-decoration:line-through}
 """
 
 
@@ -35,9 +41,9 @@ def _e(x) -> str:
     return escape("" if x is None else str(x), quote=True)
 
 
-def chart_svg(c: Chart, width: int = 520, height: int = 200) -> str:
+def chart_svg(c: Chart, width: int = 520, height: int = 212) -> str:
     """A line chart of the metric over the shot with the fault thresholds (dashed) and phase markers."""
-    ml, mr, mt, mb = 46, 10, 24, 28
+    ml, mr, mt, mb = 46, 10, 24, 40
     pw, ph = width - ml - mr, height - mt - mb
     f0, f1 = int(c.frames[0]), int(c.frames[-1]) if len(c.frames) else int(c.frames[0]) + 1
     f1 = max(f1, f0 + 1)
@@ -65,11 +71,13 @@ def chart_svg(c: Chart, width: int = 520, height: int = 200) -> str:
     for i in range(5):
         v = lo + (hi - lo) * i / 4
         parts.append(f'<text x="{ml - 4}" y="{Y(v) + 4:.1f}" font-size="10" text-anchor="end">{v:.3g}</text>')
-    for f, label in c.markers:
+    # phase labels on staggered rows: draw, anchor and release are often a few frames apart
+    for i, (f, label) in enumerate(c.markers):
         if f0 <= f <= f1:
             parts.append(
-                f'<line x1="{X(f):.1f}" y1="{mt}" x2="{X(f):.1f}" y2="{mt + ph}" stroke="#888" stroke-width="1"/>'
-                f'<text x="{X(f) + 2:.1f}" y="{mt + ph + 12}" font-size="9">{_e(label)}</text>'
+                f'<line x1="{X(f):.1f}" y1="{mt}" x2="{X(f):.1f}" y2="{mt + ph + 10 * (i % 2)}" stroke="#888" '
+                f'stroke-width="1"/><text x="{X(f) + 2:.1f}" y="{mt + ph + 10 + 10 * (i % 2)}" font-size="9">'
+                f"{_e(label)}</text>"
             )
     for v, label in c.thresholds:
         if lo <= v <= hi:
@@ -122,7 +130,7 @@ def sparkline_svg(values: list[float | None], width: int = 160, height: int = 36
 def _findings_table(d: ReportData, findings: list[dict], shot: int | None) -> list[str]:
     out = ["<table><tr><th>rule 法</th><th>verdict</th><th>value</th><th>ok if</th><th>frames</th><th>coach</th></tr>"]
     for f in findings:
-        v = f["verdict"]
+        v = d.shown_verdict(f, shot)
         frames = ""
         if v == "fault" and f.get("start_frame") is not None:
             frames = (
@@ -132,13 +140,13 @@ def _findings_table(d: ReportData, findings: list[dict], shot: int | None) -> li
             frames = _e(f.get("reason"))
         anns = "".join(
             f'<div class="ann">{_e(a["action"])}{(": " + _e(a["comment"])) if a["comment"] else ""} — '
-            f"{_e(a['author'])} {_e(a['created_at'])}</div>"
+            f"{_e(a['author'])} {_e(local_time(a['created_at']))}</div>"
             for a in d.annotations_for(shot, f["rule"])
         )
         out.append(
             f'<tr><td>{_e(d.rule_label(f["rule"]))}</td><td class="{_e(v)}">{VERDICT_MARK.get(v, "")} '
-            f"{_e(VERDICT_LABEL.get(v, v))}</td><td>{_e(value_text(f.get('value'), f.get('unit', '')))}</td>"
-            f"<td>{_e(limits_text(f.get('threshold') or {}))}</td><td>{frames}</td><td>{anns}</td></tr>"
+            f"{_e(VERDICT_LABEL.get(v, v))}</td><td>{_e(value_text(f.get('value'), f.get('unit', ''), f.get('threshold')))}</td>"
+            f"<td>{_e(limits_text(f.get('threshold') or {}, f.get('unit', '')))}</td><td>{frames}</td><td>{anns}</td></tr>"
         )
         r = d.rule(f["rule"])
         if v == "fault" and r:
@@ -158,24 +166,31 @@ def render_html(d: ReportData) -> str:
     h: list[str] = [
         "<!DOCTYPE html>",
         '<html lang="zh-Hant"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>射經 Coach report · {_e(a.name)}</h1>",
-        "<table>",
+        f'<p class="meta">{_e(local_time(s["started_at"]))} · {_e(video_name(s["source"]))} · '
+        f"{len(d.shots)} shots 箭 · {d.fault_count} faults 病</p>",
+    ]
+    h += focus_html(d)
+    h += [
+        "<details><summary>session details 詳情</summary><table>",
         f"<tr><th>archer 射者</th><td>{_e(a.name)} — {_e(a.handedness or 'auto')}-handed, {_e(a.draw_style)} draw, "
         f"{_e(a.tolerance)} tolerance</td></tr>",
-        f"<tr><th>session</th><td>#{s['id']} · {_e(s['started_at'])} → {_e(s['finished_at'] or '—')}</td></tr>",
-        f"<tr><th>source</th><td>{_e(s['source'])}<br><small>{_e(s['content_hash'])}</small></td></tr>",
+        f"<tr><th>session</th><td>#{s['id']} · {_e(local_time(s['started_at']))} → "
+        f"{_e(local_time(s['finished_at']))}</td></tr>",
+        f"<tr><th>source</th><td>{_e(s['source'])}<br><small>sha256 {_e(s['content_hash'])}</small></td></tr>",
         f"<tr><th>video</th><td>{_e(s.get('frame_count'))} frames at {d.fps:.2f} fps, {_e(s.get('width'))}×"
         f"{_e(s.get('height'))}; view {_e(s.get('view'))}; {_e(s.get('handedness'))}-handed</td></tr>",
         f"<tr><th>rules</th><td>{_e(d.pack.title)} ({_e(s['pack_id'])} {_e(s['pack_version'])})</td></tr>",
-        f"<tr><th>shots</th><td>{len(d.shots)}; faults: {sum(len(x.faults) for x in d.shots)}</td></tr>",
-        "</table>",
+        "</table></details>",
     ]
     for n in d.notes:
         h.append(f'<p class="warn">{_e(n)}</p>')
 
     h.append(
-        "<h2>Rules 射法 — verdict per shot</h2><table><tr><th>rule</th><th>classical line 原文</th><th>cue 提示</th>"
+        '<h2>Rules 射法 — verdict per shot</h2><div class="scroll"><table><tr><th>rule</th>'
+        "<th>classical line 原文</th><th>cue 提示</th>"
     )
     h += [f"<th>shot {x.index + 1}</th>" for x in d.shots]
     h.append("</tr>")
@@ -186,7 +201,7 @@ def render_html(d: ReportData) -> str:
             f'<td class="quote">{_e(r.section)}：{_e(r.quote)}</td>'
             f'<td class="cue">{_e(r.cue_zh)}<br>{_e(r.cue_en)}</td>{cells}</tr>'
         )
-    h.append("</table>")
+    h.append("</table></div>")
 
     for x in d.shots:
         t = x.data.get("phase_times_s") or {}
@@ -207,7 +222,9 @@ def render_html(d: ReportData) -> str:
             h.append("</div>")
         h += _findings_table(d, x.findings, x.index)
         for ann in d.annotations_for(x.index, None):
-            h.append(f'<div class="ann">{_e(ann["comment"])} — {_e(ann["author"])} {_e(ann["created_at"])}</div>')
+            h.append(
+                f'<div class="ann">{_e(ann["comment"])} — {_e(ann["author"])} {_e(local_time(ann["created_at"]))}</div>'
+            )
         if x.charts:
             h.append('<div class="charts">' + "".join(chart_svg(c) for c in x.charts) + "</div>")
 
@@ -225,7 +242,7 @@ def render_html(d: ReportData) -> str:
         for ann in d.annotations:
             shot = "" if ann["shot"] is None else ann["shot"] + 1
             h.append(
-                f"<tr><td>{_e(ann['created_at'])}</td><td>{_e(ann['author'])}</td><td>{shot}</td>"
+                f"<tr><td>{_e(local_time(ann['created_at']))}</td><td>{_e(ann['author'])}</td><td>{shot}</td>"
                 f"<td>{_e(d.rule_label(ann['rule']) if ann['rule'] else '')}</td><td>{_e(ann['action'])}</td>"
                 f"<td>{_e(ann['comment'])}</td></tr>"
             )
@@ -239,29 +256,45 @@ def render_html(d: ReportData) -> str:
     return "\n".join(h)
 
 
+def focus_html(d: ReportData) -> list[str]:
+    """The first thing a reader sees: what to work on first, then which shots showed which faults."""
+    out = ['<div class="focus"><h2>What to work on first 先練</h2>']
+    lines = focus_lines(d)
+    if not lines:
+        out.append("<p>No faults stand in this session 本場無病.</p>")
+    else:
+        out.append("<ol>")
+        out += [f"<li><b>{_e(name)}</b> — {_e(where)}<br>→ {_e(cue)}</li>" for name, where, cue in lines]
+        out.append("</ol>")
+    out.append("<p>")
+    for x in d.shots:
+        names = ", ".join(d.rule_label(f["rule"]) for f in x.faults) or "no faults 無病"
+        out.append(f'<a href="#shot-{x.index + 1}">Shot {x.index + 1} 第{x.index + 1}箭</a>: {_e(names)}<br>')
+    out.append("</p></div>")
+    return out
+
+
 def trends_html(d: ReportData) -> list[str]:
+    """One row per rule and one column per session (the rules are many, the sessions grow: it scrolls)."""
     rows = d.trends
     if len(rows) < 2:
         return ['<p class="note">the first session of this archer: trends appear from the second one on</p>']
     rules = [r for r, _ in d.rule_rows if any(r.id in t["rules"] for t in rows)]
-    out = ["<table><tr><th>session</th><th>date</th><th>shots</th>"]
-    out += [f"<th>{_e(r.name_zh)}</th>" for r in rules]
-    out.append("</tr>")
-    for t in rows:
-        out.append(f"<tr><td>#{t['id']}{'' if t['complete'] else ' (incomplete)'}</td><td>{_e(t['started_at'])}</td>")
-        out.append(f"<td>{t['shots']}</td>")
-        for r in rules:
-            c = t["rules"].get(r.id)
-            n = (c["fault"] + c["pass"]) if c else 0
-            out.append(f"<td>{c['fault']}/{n}</td>" if n else "<td>—</td>")
-        out.append("</tr>")
-    out.append("<tr><th colspan='3'>fault rate</th>")
+    out = ['<div class="scroll"><table><tr><th>rule 法</th>']
+    out += [
+        f"<th>#{t['id']}{'' if t['complete'] else ' (incomplete)'}<br><small>{_e(local_time(t['started_at']))}"
+        f"</small><br><small>{t['shots']} shots</small></th>"
+        for t in rows
+    ]
+    out.append("<th>fault rate</th></tr>")
     for r in rules:
+        out.append(f"<tr><td>{_e(r.name_zh)}<br><small>{_e(r.name_en)}</small></td>")
         vals = []
         for t in rows:
             c = t["rules"].get(r.id)
             n = (c["fault"] + c["pass"]) if c else 0
+            out.append(f"<td>{c['fault']}/{n}</td>" if n else "<td>—</td>")
             vals.append(c["fault"] / n if n else None)
-        out.append(f"<td>{sparkline_svg(vals, 110, 30)}</td>")
-    out.append("</tr></table>")
+        out.append(f"<td>{sparkline_svg(vals, 110, 30)}</td></tr>")
+    out.append("</table></div>")
     return out

@@ -17,10 +17,13 @@ from .data import (
     VERDICT_MARK,
     Chart,
     ReportData,
+    focus_lines,
     limits_text,
+    local_time,
     phase_times_text,
     release_text,
     value_text,
+    video_name,
 )
 
 RED = (176, 0, 32)
@@ -47,8 +50,8 @@ class _Doc(FPDF):
         self.set_text_color(0, 0, 0)
 
 
-def _para(pdf: FPDF, text: str, size: float = 10, colour=(0, 0, 0), h: float | None = None) -> None:
-    pdf.set_font("cjk", "", size)
+def _para(pdf: FPDF, text: str, size: float = 10, colour=(0, 0, 0), h: float | None = None, style: str = "") -> None:
+    pdf.set_font("cjk", style, size)
     pdf.set_text_color(*colour)
     pdf.multi_cell(0, h or size * 0.5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_text_color(0, 0, 0)
@@ -99,10 +102,10 @@ def _chart(pdf: FPDF, c: Chart, w: float = 182, h: float = 46) -> None:
         pdf.set_xy(pdf.l_margin, Y(v) - 1.5)
         pdf.cell(11, 3, f"{v:.3g}", align="R")
     pdf.set_draw_color(130, 130, 130)
-    for f, label in c.markers:
+    for i, (f, label) in enumerate(c.markers):  # staggered rows: the phase marks are often close together
         if f0 <= f <= f1:
-            pdf.line(X(f), y0, X(f), y0 + ph)
-            pdf.set_xy(X(f), y0 + ph + 0.5)
+            pdf.line(X(f), y0, X(f), y0 + ph + 3 * (i % 2))
+            pdf.set_xy(X(f), y0 + ph + 0.5 + 3 * (i % 2))
             pdf.cell(20, 3, label)
     pdf.set_draw_color(*RED)
     pdf.set_text_color(*RED)
@@ -126,28 +129,36 @@ def _chart(pdf: FPDF, c: Chart, w: float = 182, h: float = 46) -> None:
         seg = []
     pdf.set_line_width(0.2)
     pdf.set_draw_color(0, 0, 0)
-    pdf.set_xy(pdf.l_margin, y0 + ph + 4)
+    pdf.set_xy(pdf.l_margin, y0 + ph + 7)
 
 
 def _findings(pdf: FPDF, d: ReportData, findings: list[dict], shot: int | None) -> None:
     for f in findings:
-        v = f["verdict"]
+        v = d.shown_verdict(f, shot)
         line = (
             f"{VERDICT_MARK.get(v, '')} {VERDICT_LABEL.get(v, v)}  {d.rule_label(f['rule'])}  "
-            f"value {value_text(f.get('value'), f.get('unit', ''))}  ok if {limits_text(f.get('threshold') or {})}"
+            f"value {value_text(f.get('value'), f.get('unit', ''), f.get('threshold'))}  ok if {limits_text(f.get('threshold') or {}, f.get('unit', ''))}"
         )
         if v == "fault" and f.get("start_frame") is not None:
             line += f"  frames {f['start_frame']}–{f['end_frame']} ({f['start_frame'] / d.fps:.2f}–{f['end_frame'] / d.fps:.2f} s)"
         elif v == "not_assessable" and f.get("reason"):
             line += f"  ({f['reason']})"
-        _para(pdf, line, 9, RED if v == "fault" else (0, 0, 0))
+        if v == "dismissed":  # struck through: the machine said fault, the coach disagreed
+            _para(pdf, line, 9, GREY, style="S")
+        else:
+            _para(pdf, line, 9, RED if v == "fault" else (0, 0, 0))
         r = d.rule(f["rule"])
         if v == "fault" and r:
             _para(pdf, f"    {r.section}：{r.quote}", 10, BROWN)
             _para(pdf, f"    {r.meaning_zh} {r.meaning_en}", 8, GREY)
             _para(pdf, f"    → {r.cue_zh} / {r.cue_en}", 9, BLUE)
         for a in d.annotations_for(shot, f["rule"]):
-            _para(pdf, f"    coach: {a['action']} {a['comment'] or ''} — {a['author']} {a['created_at']}", 8, BLUE)
+            _para(
+                pdf,
+                f"    coach: {a['action']} {a['comment'] or ''} — {a['author']} {local_time(a['created_at'])}",
+                8,
+                BLUE,
+            )
 
 
 def render_pdf(d: ReportData) -> bytes:
@@ -158,31 +169,46 @@ def render_pdf(d: ReportData) -> bytes:
     pdf.add_page()
     pdf.set_font("cjk", "B", 18)
     pdf.multi_cell(0, 9, f"射經 Coach report · {a.name}", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    _para(pdf, f"archer 射者: {a.name} — {a.handedness or 'auto'}-handed, {a.draw_style} draw, {a.tolerance} tolerance")
-    _para(pdf, f"session #{s['id']}: {s['started_at']} → {s['finished_at'] or '—'}")
-    _para(pdf, f"source: {s['source']}")
-    _para(pdf, f"{s['content_hash']}", 7, GREY)
     _para(
         pdf,
-        f"video: {s.get('frame_count')} frames at {d.fps:.2f} fps, {s.get('width')}×{s.get('height')}; "
-        f"view {s.get('view')}; {s.get('handedness')}-handed",
+        f"{local_time(s['started_at'])} · {video_name(s['source'])} · {len(d.shots)} shots 箭 · "
+        f"{d.fault_count} faults 病",
+        11,
     )
-    _para(pdf, f"rules: {d.pack.title} ({s['pack_id']} {s['pack_version']})")
-    _para(pdf, f"shots: {len(d.shots)}; faults: {sum(len(x.faults) for x in d.shots)}")
+    # page 1 says what to work on first, then which shot showed what; the details come after
+    _heading(pdf, "What to work on first 先練")
+    lines = focus_lines(d)
+    if not lines:
+        _para(pdf, "No faults stand in this session 本場無病.", 11)
+    for i, (name, where, cue) in enumerate(lines, 1):
+        _para(pdf, f"{i}. {name} — {where}", 12, RED)
+        _para(pdf, f"    → {cue}", 11, BLUE)
+    pdf.ln(1)
+    for x in d.shots:
+        names = ", ".join(d.rule_label(f["rule"]) for f in x.faults) or "no faults 無病"
+        _para(pdf, f"Shot {x.index + 1} 第{x.index + 1}箭: {names}", 9)
     for n in d.notes:
-        _para(pdf, f"! {n}", 10, (150, 90, 0))
-
-    _heading(pdf, "Rules 射法 — verdict per shot")
-    for r, verdicts in d.rule_rows:
-        marks = "  ".join(f"{i + 1}:{VERDICT_MARK.get(v, '·')}" for i, v in enumerate(verdicts))
-        pdf.set_font("cjk", "B", 10)
-        pdf.multi_cell(0, 5, f"{r.name_zh}  {r.name_en}   [{marks}]", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        _para(pdf, f"{r.section}：{r.quote}", 9, BROWN)
-        _para(pdf, f"→ {r.cue_zh} / {r.cue_en}", 8, BLUE)
-        pdf.ln(1)
+        _para(pdf, f"! {n}", 9, (150, 90, 0))
+    pdf.ln(1)
+    _para(
+        pdf,
+        f"archer 射者: {a.name} — {a.handedness or 'auto'}-handed, {a.draw_style} draw, {a.tolerance} tolerance",
+        8,
+        GREY,
+    )
+    _para(
+        pdf,
+        f"session #{s['id']}: {local_time(s['started_at'])} → {local_time(s['finished_at'])} · "
+        f"video: {s.get('frame_count')} frames at {d.fps:.2f} fps, {s.get('width')}×{s.get('height')}; "
+        f"view {s.get('view')}; {s.get('handedness')}-handed · rules: {d.pack.title} ({s['pack_id']} {s['pack_version']})",
+        8,
+        GREY,
+    )
+    _para(pdf, f"source: {s['source']} · sha256 {s['content_hash']}", 6, GREY)
 
     for x in d.shots:
-        pdf.add_page()
+        if pdf.get_y() > pdf.h * 0.6:  # a new shot starts on a new page only when little room is left
+            pdf.add_page()
         _heading(
             pdf, f"Shot {x.index + 1} 第{x.index + 1}箭" + ("" if x.data.get("complete", True) else " (incomplete)")
         )
@@ -191,8 +217,10 @@ def render_pdf(d: ReportData) -> bytes:
         if x.data.get("release_frame") is not None:
             _para(pdf, f"release 發 at frame {x.data['release_frame']}{release_text(x.data)}", 9)
         if x.key_frames:
-            y = pdf.get_y() + 1
             wimg = (pdf.w - pdf.l_margin - pdf.r_margin - 4) / 2
+            if pdf.get_y() + wimg * 0.75 + 8 > pdf.h - pdf.b_margin:  # images do not break pages by themselves
+                pdf.add_page()
+            y = pdf.get_y() + 1
             hmax = 0.0
             for i, (kind, frame, jpeg) in enumerate(x.key_frames[:2]):
                 info = pdf.image(io.BytesIO(jpeg), x=pdf.l_margin + i * (wimg + 4), y=y, w=wimg)
@@ -203,7 +231,7 @@ def render_pdf(d: ReportData) -> bytes:
             pdf.set_xy(pdf.l_margin, y + hmax + 5)
         _findings(pdf, d, x.findings, x.index)
         for ann in d.annotations_for(x.index, None):
-            _para(pdf, f"coach: {ann['comment']} — {ann['author']} {ann['created_at']}", 8, BLUE)
+            _para(pdf, f"coach: {ann['comment']} — {ann['author']} {local_time(ann['created_at'])}", 8, BLUE)
         for c in x.charts:
             _chart(pdf, c)
 
@@ -214,6 +242,15 @@ def render_pdf(d: ReportData) -> bytes:
         _findings(pdf, d, d.consistency, None)
     else:
         _para(pdf, "no session-level verdicts (too few shots, or the session is incomplete)", 9, GREY)
+
+    _heading(pdf, "Rules 射法 — verdict per shot")
+    for r, verdicts in d.rule_rows:
+        marks = "  ".join(f"{i + 1}:{VERDICT_MARK.get(v, '·')}" for i, v in enumerate(verdicts))
+        pdf.set_font("cjk", "B", 10)
+        pdf.multi_cell(0, 5, f"{r.name_zh}  {r.name_en}   [{marks}]", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        _para(pdf, f"{r.section}：{r.quote}", 9, BROWN)
+        _para(pdf, f"→ {r.cue_zh} / {r.cue_en}", 8, BLUE)
+        pdf.ln(1)
 
     _heading(pdf, "Coach's notes 教練評語")
     if not d.annotations:
@@ -227,7 +264,9 @@ def render_pdf(d: ReportData) -> bytes:
             )
             if p
         )
-        _para(pdf, f"{ann['created_at']} {ann['author']}: {ann['action']} {where} — {ann['comment'] or ''}", 9)
+        _para(
+            pdf, f"{local_time(ann['created_at'])} {ann['author']}: {ann['action']} {where} — {ann['comment'] or ''}", 9
+        )
 
     _heading(pdf, "Trends 進境 — this archer's sessions")
     if len(d.trends) < 2:

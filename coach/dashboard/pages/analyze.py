@@ -5,26 +5,25 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names
 from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
+from coach.dashboard.machine_text import error_text
 from coach.errors import CoachError
 from coach.store import normalize_name
 
-NEW = "\x00new"
+NEW = ui.NEW_ARCHER
 HANDS = (None, "right", "left")
 HAND_KEYS = {None: "hand_auto", "right": "hand_right", "left": "hand_left"}
 STYLES = ("mediterranean", "thumb")
 TOLS = ("beginner", "club", "elite")
 
 
-def choose_archer(settings) -> ArcherSpec | None:
+def choose_archer(settings) -> ArcherSpec | None | str:
+    """The archer to record under: an `ArcherSpec`, None for a new archer with no usable name yet, or
+    `ui.PICK` while nobody is chosen."""
     with settings.store() as store:
         names = archer_names(store)
-    options = [*names, NEW]
-    pick = st.selectbox(
-        ui.tr("archer"),
-        options,
-        format_func=ui.fmt(options, lambda n: ui.tr("new_archer") if n == NEW else n),
-        key="archer",
-    )
+    pick = ui.archer_choice(names)
+    if pick == ui.PICK:
+        return ui.PICK
     if pick != NEW:
         with settings.store() as store:
             a = store.archer(pick)
@@ -36,13 +35,10 @@ def choose_archer(settings) -> ArcherSpec | None:
         return ArcherSpec(pick)
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     name = c1.text_input(ui.tr("archer_name"), key="new_name", placeholder="王小明 / Wang Xiaoming")
-    hand = c2.radio(ui.tr("handedness"), HANDS, format_func=ui.fmt(HANDS, lambda h: ui.tr(HAND_KEYS[h])), key="hand")
-    style = c3.selectbox(
-        ui.tr("draw_style"), STYLES, format_func=ui.fmt(STYLES, lambda s: ui.tr("style_" + s)), key="style"
-    )
-    tol = c4.selectbox(
-        ui.tr("tolerance"), TOLS, index=1, format_func=ui.fmt(TOLS, lambda s: ui.tr("tol_" + s)), key="tol"
-    )
+    # labels from the i18n table: each a fresh widget per language, the choice kept (ui.choice)
+    hand = ui.choice(ui.tr("handedness"), HANDS, "hand", lambda h: ui.tr(HAND_KEYS[h]), where=c2, radio=True)
+    style = ui.choice(ui.tr("draw_style"), STYLES, "style", lambda s: ui.tr("style_" + s), where=c3)
+    tol = ui.choice(ui.tr("tolerance"), TOLS, "tol", lambda s: ui.tr("tol_" + s), default="club", where=c4)
     try:
         name = normalize_name(name or "")
     except CoachError:
@@ -55,12 +51,8 @@ def render() -> None:
     st.title(f"{ui.tr('page_analyze')}")
     st.write(ui.tr("analyze_intro"))
 
-    source = st.radio(
-        ui.tr("source"),
-        ("sample", "upload"),
-        format_func=ui.fmt(("sample", "upload"), lambda s: ui.tr("source_" + s)),
-        horizontal=True,
-        key="source",
+    source = ui.choice(
+        ui.tr("source"), ("sample", "upload"), "source", lambda s: ui.tr("source_" + s), radio=True, horizontal=True
     )
     mb = st.get_option("server.maxUploadSize")
     st.caption(ui.tr("upload_limit", mb=mb))
@@ -87,7 +79,9 @@ def render() -> None:
     archer = choose_archer(settings)
 
     if st.button(ui.tr("start"), type="primary", key="analyse"):
-        if archer is None:
+        if archer == ui.PICK:
+            st.warning(ui.tr("need_archer"))
+        elif archer is None:
             st.warning(ui.tr("need_name"))
         elif clip is None and upload is None:
             st.warning(ui.tr("need_video"))
@@ -96,7 +90,7 @@ def render() -> None:
                 video = clip if clip is not None else save_upload(upload.getvalue(), upload.name, settings)
                 shown = clip.name if clip is not None else upload.name
             except CoachError as e:
-                st.error(ui.tr("analysis_failed", error=ui.esc(e)), icon=":material/error:")
+                st.error(ui.tr("analysis_failed", error=ui.esc(error_text(str(e), ui.lang()))), icon=":material/error:")
             else:
                 job = JOBS.submit(settings, video, archer, shown_name=shown, keep=clip is not None or keep)
                 st.session_state["job"] = job.snapshot().id

@@ -7,6 +7,7 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import aligned_series, fmt_value, metric_label, session_label
 from coach.report.data import gather
+from posture_rules.metrics import METRICS
 
 
 def all_shots(store, lang: str) -> list[dict]:
@@ -49,10 +50,9 @@ def render() -> None:
         keys = [s["key"] for s in shots]
         by_key = {s["key"]: s for s in shots}
         c1, c2 = st.columns(2)
-        a = c1.selectbox(ui.tr("shot_a"), keys, index=0, format_func=lambda k: by_key[k]["label"], key="cmp_a")
-        b = c2.selectbox(
-            ui.tr("shot_b"), keys, index=min(1, len(keys) - 1), format_func=lambda k: by_key[k]["label"], key="cmp_b"
-        )
+        label = lambda k: by_key[k]["label"]  # noqa: E731
+        a = ui.choice(ui.tr("shot_a"), keys, "cmp_a", label, default=keys[0], where=c1)
+        b = ui.choice(ui.tr("shot_b"), keys, "cmp_b", label, default=keys[min(1, len(keys) - 1)], where=c2)
         picked = {ui.tr("shot_a"): by_key[a], ui.tr("shot_b"): by_key[b]}
         rows = []
         pack = None
@@ -97,7 +97,7 @@ def render() -> None:
         metrics,
         default=default,
         format_func=ui.fmt(metrics, lambda m: metric_label(m, pack, lang)),
-        key="cmp_metrics",
+        key=f"cmp_metrics.{lang}",  # a fresh widget per language (see ui.choice)
     )
     if chosen:
         df = df[df["metric"].isin(chosen)].copy()
@@ -123,9 +123,12 @@ def render() -> None:
 
     st.subheader(ui.tr("measures"))
     names = sorted({k for s in picked.values() for k in (s["shot"].get("measures") or {})})
+    units = {k: METRICS[k].unit if k in METRICS else "" for k in names}
     table = {
-        ui.tr("measure"): names,
-        **{n: [fmt_value((s["shot"].get("measures") or {}).get(k)) for k in names] for n, s in picked.items()},
+        ui.tr("measure"): [metric_label(k, pack, lang) for k in names],
+        **{
+            n: [fmt_value((s["shot"].get("measures") or {}).get(k), units[k]) for k in names] for n, s in picked.items()
+        },
     }
     st.dataframe(pd.DataFrame(table), hide_index=True)
 

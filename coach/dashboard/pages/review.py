@@ -1,6 +1,7 @@
 """Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
 verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
 
+from datetime import datetime
 from pathlib import Path
 
 import altair as alt
@@ -11,15 +12,25 @@ from coach.dashboard import ui
 from coach.dashboard.data import (
     fault_jumps,
     fmt_value,
+    limits_label,
     rule_name,
     session_label,
     timeline_rows,
     verdict_rows,
 )
 from coach.dashboard.jobs import JOBS
-from coach.report.data import gather, limits_text
+from coach.dashboard.machine_text import note_text
+from coach.report.data import gather, local_time
 
-PHASE_COLOURS = ["#8fb3d9", "#5b8cc2", "#2f5f98", "#e0b050", "#7fb069", "#c0392b"]
+# fixed colours per phase and for faults, so "hold" is the same colour in every session
+TIMELINE_COLOURS = {
+    "raise": "#8fb3d9",
+    "draw": "#5b8cc2",
+    "full_draw": "#2f5f98",
+    "hold": "#e0b050",
+    "follow_through": "#7fb069",
+    "fault": "#c0392b",
+}
 
 
 def running_jobs(settings) -> bool:
@@ -47,56 +58,75 @@ def empty_state(settings) -> None:
     st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
 
 
-def pick_session(sessions: list[dict]) -> int:
+def pick_session(sessions: list[dict], running: dict[int, float]) -> int:
     ids = [s["id"] for s in sessions]
     by_id = {s["id"]: s for s in sessions}
     want = st.session_state.pop("review_sid", None)
     if want in ids:
         st.session_state["review_session"] = want
-    elif st.session_state.get("review_session") not in ids:
-        st.session_state["review_session"] = ids[-1]
-    return st.selectbox(
+    return ui.choice(
         ui.tr("session"),
         ids,
-        format_func=ui.fmt(ids, lambda i: session_label(by_id[i], ui.lang())),
-        key="review_session",
+        "review_session",
+        lambda i: session_label(by_id[i], ui.lang(), running.get(i)),
+        default=ids[-1],
     )
 
 
-def timeline_chart(rows: list[dict]) -> alt.Chart:
+def timeline_chart(rows: list[dict]) -> alt.LayerChart:
+    """One lane per shot's phases and per fault. Each phase and faults have their own colour whatever appears
+    first; the lane's name sits above its bars (not on an axis beside them, which a phone has no room for)."""
     df = pd.DataFrame(rows)
     lanes = list(dict.fromkeys(df["lane"]))
-    kinds = list(dict.fromkeys(df["kind"]))
+    kinds = [ui.tr(f"phase_{k}") for k in TIMELINE_COLOURS]
+    df["from_s"] = df["start_s"].round(2)
+    df["to_s"] = df["end_s"].round(2)
     pick = alt.selection_point(name="fault_pick", fields=["start_s", "rule"], on="click")
-    return (
+    y = alt.Y("lane:N", sort=lanes, title=None, axis=None)
+    bars = (
         alt.Chart(df)
-        .mark_bar(cornerRadius=2, height={"band": 0.8})
+        .mark_bar(cornerRadius=2, height={"band": 0.42}, yOffset=8)
         .encode(
             x=alt.X("start_s:Q", title=ui.tr("time_s")),
             x2="end_s:Q",
-            y=alt.Y("lane:N", sort=lanes, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)),
+            y=y,
             color=alt.Color(
-                "kind:N", sort=kinds, title=None, scale=alt.Scale(domain=kinds, range=PHASE_COLOURS[: len(kinds)])
+                "kind:N",
+                title=None,
+                scale=alt.Scale(domain=kinds, range=list(TIMELINE_COLOURS.values())),
+                legend=alt.Legend(orient="bottom", direction="horizontal", columns=3),
             ),
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.55)),
-            tooltip=["label:N", alt.Tooltip("start_s:Q", format=".2f"), alt.Tooltip("end_s:Q", format=".2f")],
+            tooltip=[
+                alt.Tooltip("label:N", title=ui.tr("tt_what")),
+                alt.Tooltip("from_s:Q", title=ui.tr("tt_from"), format=".2f"),
+                alt.Tooltip("to_s:Q", title=ui.tr("tt_to"), format=".2f"),
+            ],
         )
         .add_params(pick)
-        .properties(height=max(110, 30 * len(lanes)))
     )
+    names = (
+        alt.Chart(pd.DataFrame({"lane": lanes}))
+        .mark_text(align="left", baseline="bottom", dy=-2, fontSize=12, color="#333")
+        .encode(x=alt.value(0), y=y, text="lane:N")
+    )
+    # a step per lane: Streamlit does not keep a fixed pixel height for a chart with a discrete y
+    return alt.layer(bars, names).properties(height=alt.Step(44))
 
 
-def video_panel(settings, sid: int, session: dict, shots: list[dict], pack, fps: float) -> None:
+def video_panel(
+    settings, sid: int, session: dict, shots: list[dict], pack, fps: float, annotations, running: bool = False
+) -> None:
     lang = ui.lang()
-    jumps = fault_jumps(shots, fps, pack, lang)
-    rows = timeline_rows(shots, fps, pack, lang)
+    jumps = fault_jumps(shots, fps, pack, lang, annotations)
+    rows = timeline_rows(shots, fps, pack, lang, annotations)
     start = 0.0
     if jumps:
         labels = [ui.tr("jump_none")] + [j["label"] for j in jumps]
-        k = st.selectbox(ui.tr("jump_to"), range(len(labels)), format_func=labels.__getitem__, key=f"jump_{sid}")
+        k = ui.choice(ui.tr("jump_to"), range(len(labels)), f"jump_{sid}", labels.__getitem__, default=0)
         if k:
             start = jumps[k - 1]["jump_s"]
-    else:
+    elif not running:
         st.caption(ui.tr("no_faults"))
     video_box = st.container()  # laid out above the timeline, filled once the jump point is known
     event = None
@@ -108,14 +138,30 @@ def video_panel(settings, sid: int, session: dict, shots: list[dict], pack, fps:
     if picked:
         start = max(0.0, float(picked[0]["start_s"]) - 0.5)
     video = settings.annotated_video(sid)
-    if not video.is_file():
+    stale = video.is_file() and annotated_is_stale(video, session)
+    if not video.is_file() or stale:
         src = Path(session.get("source") or "")
         video = src if src.is_file() else None
     with video_box:
+        if stale:
+            st.caption(ui.tr("video_stale"))
         if video is None:
             st.warning(ui.tr("no_video"))
         else:
             st.video(str(video), start_time=round(start, 2))
+
+
+def annotated_is_stale(video: Path, session: dict) -> bool:
+    """The annotated video was drawn before the session's latest analysis (a re-analysis outside the dashboard,
+    e.g. `coach analyze --db`, keeps the session id but draws no video): its faults would be the old ones."""
+    finished = session.get("finished_at")
+    if not finished:
+        return False
+    try:
+        done = datetime.fromisoformat(finished).timestamp()
+    except ValueError:
+        return False
+    return video.stat().st_mtime < done - 1.0
 
 
 def shot_panels(rd, lang: str) -> None:
@@ -163,8 +209,8 @@ def consistency_panel(rd, lang: str) -> None:
             {
                 ui.tr("col_rule"): rule_name(rd.pack, f["rule"], lang),
                 ui.tr("col_verdict"): ui.tr(f"v_{f['verdict']}"),
-                ui.tr("col_value"): fmt_value(f.get("value"), f.get("unit") or ""),
-                ui.tr("col_limits"): limits_text(f.get("threshold") or {}),
+                ui.tr("col_value"): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold")),
+                ui.tr("col_limits"): limits_label(f.get("threshold"), f.get("unit") or "", lang),
                 ui.tr("col_quote"): f"{r.section}：{r.quote}" if r else "",
                 ui.tr("col_cue_zh"): r.cue_zh if r else "",
                 ui.tr("col_cue_en"): r.cue_en if r else "",
@@ -189,15 +235,19 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
         return f"{where} · {rule_name(rd.pack, rid, lang)} · {ui.tr('v_' + verdict)}"
 
     with st.form(f"annotate_{sid}", clear_on_submit=True):
+        # inside a form no widget may have a callback, so this one is simply fresh per language
         k = st.selectbox(
-            ui.tr("finding"), range(len(targets)), format_func=ui.fmt(range(len(targets)), label), key="ann_target"
+            ui.tr("finding"),
+            range(len(targets)),
+            format_func=ui.fmt(range(len(targets)), label),
+            key=f"ann_target.{lang}",
         )
         action = st.radio(
             ui.tr("action"),
             ("accept", "dismiss", "comment"),
             format_func=ui.fmt(("accept", "dismiss", "comment"), lambda a: ui.tr("act_" + a)),
             horizontal=True,
-            key="ann_action",
+            key=f"ann_action.{lang}",
         )
         comment = st.text_area(ui.tr("comment"), key="ann_comment")
         if st.form_submit_button(ui.tr("save")):
@@ -212,9 +262,7 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
             where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
             name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
             text = f" — {ui.esc(a['comment'])}" if a.get("comment") else ""  # user text: shown, never rendered
-            st.markdown(
-                f"- {a['created_at'][:16].replace('T', ' ')} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}"
-            )
+            st.markdown(f"- {local_time(a['created_at'])} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}")
 
 
 def render() -> None:
@@ -228,13 +276,17 @@ def render() -> None:
             if not running:
                 empty_state(settings)
             return
-        sid = pick_session(sessions)
+        in_progress = JOBS.in_progress()
+        sid = pick_session(sessions, in_progress)
         rd = gather(store, sid)
     fps = rd.fps
     shots = [sv.data for sv in rd.shots]
+    if sid in in_progress:  # still running: neither "stopped" nor "no faults" yet
+        st.info(ui.tr("analysing_note", pct=round(100 * in_progress[sid])), icon=":material/hourglass_top:")
+        rd.notes = [n for n in rd.notes if not n.startswith("incomplete session")]
     for note in rd.notes:
-        st.caption(f"{ui.tr('notes')}: {ui.esc(note)}")
-    video_panel(settings, sid, rd.session, shots, rd.pack, fps)
+        st.caption(f"{ui.tr('notes')}: {ui.esc(note_text(note, lang))}")
+    video_panel(settings, sid, rd.session, shots, rd.pack, fps, rd.annotations, sid in in_progress)
     shot_panels(rd, lang)
     consistency_panel(rd, lang)
     coach_panel(settings, sid, rd, lang)

@@ -9,12 +9,17 @@ from coach.dashboard.data import (
     archer_names,
     check_override,
     effective_rule,
+    measure_label,
     profile_of,
     profile_with,
+    rule_name,
     threshold_values,
     with_override,
 )
+from coach.dashboard.machine_text import view_name
 from posture_rules.pack import THRESHOLD_KEYS, load_pack
+
+PACK_DEFAULT = load_pack
 
 PACK = "\x00pack"
 
@@ -37,9 +42,10 @@ def rule_card(rule, eff, archer_name) -> None:
             st.warning(f"{ui.tr('not_observable')} — {ui.tr('needs')}: {rule.needs}")
             return
         st.markdown(
-            f"**{ui.tr('metric')}** `{rule.metric}` · **{ui.tr('phases')}** "
+            f"**{ui.tr('metric')}** {measure_label(rule.metric, PACK_DEFAULT(), lang)} · **{ui.tr('phases')}** "
             + ", ".join(ui.tr("phase_" + p) if ("phase_" + p) in _PHASE_KEYS else p for p in rule.phases)
-            + f" · **{ui.tr('views')}** {', '.join(rule.views)} · **{ui.tr('severity')}** {rule.severity}"
+            + f" · **{ui.tr('views')}** {', '.join(view_name(v, lang) for v in rule.views)}"
+            + f" · **{ui.tr('severity')}** {ui.tr('sev_' + rule.severity)}"
         )
         line = f"**{ui.tr('thresholds')}** {thresholds_text(rule)}"
         if archer_name and eff is not None and threshold_values(eff) != threshold_values(rule):
@@ -49,7 +55,9 @@ def rule_card(rule, eff, archer_name) -> None:
             st.caption(rule.source_note)
 
 
-_PHASE_KEYS = {f"phase_{p}" for p in ("raise", "draw", "full_draw", "hold", "follow_through")}
+_PHASE_KEYS = {
+    f"phase_{p}" for p in ("setup", "raise", "draw", "full_draw", "hold", "release", "follow_through", "session")
+}
 
 
 def adjust_panel(settings, pack, names: list[str]) -> None:
@@ -61,11 +69,12 @@ def adjust_panel(settings, pack, names: list[str]) -> None:
     c1, c2 = st.columns(2)
     name = c1.selectbox(ui.tr("archer"), names, key="adj_archer")
     observable = [r for r in pack.rules if r.observable]
+    lang = ui.lang()
     rid = c2.selectbox(
         ui.tr("rule"),
         [r.id for r in observable],
-        format_func=lambda i: f"{pack.by_id[i].name_zh} · {pack.by_id[i].name_en} ({i})",
-        key="adj_rule",
+        format_func=lambda i: rule_name(pack, i, lang),
+        key=f"adj_rule.{lang}",  # a fresh widget per language (see ui.choice)
     )
     with settings.store() as store:
         archer = store.archer(name)
@@ -82,7 +91,7 @@ def adjust_panel(settings, pack, names: list[str]) -> None:
         )
     b1, b2 = st.columns([1, 4])
     if b1.button(ui.tr("save"), type="primary", key="adj_save"):
-        problem = check_override(values)
+        problem = check_override(values, ui.lang())
         if problem:
             st.error(problem, icon=":material/error:")
         else:
@@ -90,13 +99,13 @@ def adjust_panel(settings, pack, names: list[str]) -> None:
             profile_with(profile, overrides).apply(pack)  # the analysis will accept it
             with settings.store() as store:
                 store.ensure_archer(name, overrides=overrides)
-            st.success(ui.tr("override_saved", archer=name, rule=rid))
+            st.success(ui.tr("override_saved", archer=name, rule=rule_name(pack, rid, lang)))
     if b2.button(ui.tr("reset"), key="adj_reset"):
         with settings.store() as store:
             store.ensure_archer(name, overrides=with_override(archer.overrides, rid, None))
         for k in THRESHOLD_KEYS:
             st.session_state.pop(f"adj_{name}_{rid}_{k}", None)
-        st.success(ui.tr("override_reset", rule=rid))
+        st.success(ui.tr("override_reset", rule=rule_name(pack, rid, lang)))
         st.rerun()
 
 
@@ -104,7 +113,7 @@ def render() -> None:
     settings = ui.settings()
     st.title(f"{ui.tr('page_rulebook')}")
     pack = load_pack()
-    st.caption(f"{pack.title} — {pack.id} {pack.version}")
+    st.caption(f"{pack.title} — {pack.version}")
     st.write(ui.tr("rulebook_intro"))
     with settings.store() as store:
         names = archer_names(store)

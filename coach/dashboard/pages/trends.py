@@ -6,23 +6,16 @@ import streamlit as st
 
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names, consistency_rows, fault_rate_rows, hold_time_rows
-from coach.dashboard.i18n import t
+from coach.dashboard.i18n import TEXT, t
+from coach.report.data import local_time
 from posture_rules.pack import load_pack
-
-MEASURE_NAMES = {
-    "anchor_spread": ("靠位分散（SW）", "anchor spread (SW)"),
-    "hold_time_sd": ("持滿時間離散（秒）", "hold time spread (s)"),
-    "release_interval_cv": ("間若一：發矢間隔變異", "間若一: release interval CV"),
-    "draw_time_sd": ("引弓時間離散（秒）", "draw time spread (s)"),
-    "draw_length_cv": ("引滿長度變異", "draw length CV"),
-    "hold_time": ("平均持滿（秒）", "mean hold (s)"),
-    "draw_time": ("平均引弓（秒）", "mean draw (s)"),
-}
 
 
 def measure_name(k: str, lang: str) -> str:
-    zh, en = MEASURE_NAMES.get(k, (k, k))
-    return en if lang == "en" else zh
+    """A consistency measure's name with its unit (the i18n table's `ms_*` entries)."""
+    unit = {"anchor_spread": "SW", "hold_time_sd": "s", "draw_time_sd": "s", "hold_time": "s", "draw_time": "s"}
+    name = t(f"ms_{k}", lang) if f"ms_{k}" in TEXT else k.replace("_", " ")
+    return f"{name} ({unit[k]})" if k in unit else name
 
 
 def render() -> None:
@@ -48,8 +41,8 @@ def render() -> None:
     overview = pd.DataFrame(
         [
             {
-                "session": f"#{s['id']}",
-                ui.tr("date"): s["started_at"][:16].replace("T", " "),
+                ui.tr("session"): f"#{s['id']}",
+                ui.tr("date"): local_time(s["started_at"]),
                 ui.tr("shot_word"): s["shots"],
                 t("v_fault", lang): sum(c.get("fault", 0) for c in s["rules"].values()),
             }
@@ -66,12 +59,23 @@ def render() -> None:
             alt.Chart(rates)
             .mark_rect()
             .encode(
-                x=alt.X("session:O", title=ui.tr("session")),
-                y=alt.Y("rule:N", title=None),
-                color=alt.Color("rate:Q", title=ui.tr("rate"), scale=alt.Scale(domain=[0, 1], scheme="reds")),
-                tooltip=["rule:N", "session:O", "faults:Q", alt.Tooltip("rate:Q", format=".0%")],
+                x=alt.X("session:O", title=ui.tr("session"), axis=alt.Axis(labelAngle=0)),
+                # every rule labelled, in full: the row of a rule faulted every time must not be anonymous
+                y=alt.Y("rule:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=12)),
+                color=alt.Color(
+                    "rate:Q",
+                    title=ui.tr("rate"),
+                    scale=alt.Scale(domain=[0, 1], scheme="reds"),
+                    legend=alt.Legend(format="%"),
+                ),
+                tooltip=[
+                    alt.Tooltip("rule:N", title=ui.tr("rule")),
+                    alt.Tooltip("session:O", title=ui.tr("session")),
+                    alt.Tooltip("faults:Q", title=ui.tr("v_fault")),
+                    alt.Tooltip("rate:Q", title=ui.tr("rate"), format=".0%"),
+                ],
             )
-            .properties(height=max(120, 18 * rates["rule"].nunique()))
+            .properties(height=alt.Step(24))  # a row per rule, each tall enough for its label
         )
         st.altair_chart(heat, width="stretch")
 
@@ -82,20 +86,23 @@ def render() -> None:
     else:
         cons["session"] = [f"#{i}" for i in cons["session"]]
         cons["measure"] = [measure_name(k, lang) for k in cons["measure"]]
-        lines = (
-            alt.Chart(cons)
-            .mark_line(point=True)
-            .encode(
-                x=alt.X("session:O", title=ui.tr("session")),
-                y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-                color=alt.Color("measure:N", title=None),
-                tooltip=["measure:N", "session:O", alt.Tooltip("value:Q", format=".3f")],
+        # one small chart per measure (their units differ), each as wide as the page: a faceted chart with a
+        # container width is drawn wider than its container and cut off at the right
+        for measure, part in cons.groupby("measure", sort=False):
+            line = (
+                alt.Chart(part)
+                .mark_line(point=True)
+                .encode(
+                    x=alt.X("session:O", title=ui.tr("session"), axis=alt.Axis(labelAngle=0)),
+                    y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
+                    tooltip=[
+                        alt.Tooltip("session:O", title=ui.tr("session")),
+                        alt.Tooltip("value:Q", title=measure, format=".3f"),
+                    ],
+                )
+                .properties(height=120, title=measure)
             )
-            .properties(height=110, width="container")
-            .facet(row=alt.Row("measure:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")))
-            .resolve_scale(y="independent")
-        )
-        st.altair_chart(lines, width="stretch")
+            st.altair_chart(line, width="stretch")
 
 
 render()

@@ -1,0 +1,54 @@
+"""What to work on first: the one or two faults of a session that matter most.
+
+Pure (no store, no I/O), so the reports, the dashboard and the terminal can share it. A fault ranks by its
+rule's severity first, then by how many shots showed it (recurrence), then by the pack's order of rules.
+Faults the coach dismissed are not faults here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    rule: str
+    severity: str
+    shots: tuple[int, ...]  # 0-based shot indices showing it; empty for a session-level (consistency) fault
+    of_shots: int  # shots judged in the session
+
+    @property
+    def session_level(self) -> bool:
+        return not self.shots
+
+
+def headline(
+    shots: list[dict],
+    consistency: list[dict],
+    severity: dict[str, str],
+    order: list[str],
+    dismissed: set[tuple[int | None, str]] = frozenset(),
+    limit: int = 2,
+) -> list[Focus]:
+    """The faults to work on first, most important first (at most `limit`).
+
+    `shots` are coach.session/1 shot dicts (index, findings); `consistency` the session-level findings;
+    `severity` maps rule id → severity; `order` is the pack's rule order (the tie-break)."""
+    seen: dict[str, list[int]] = {}
+    for sh in shots:
+        for f in sh.get("findings", []):
+            if f.get("verdict") == "fault" and (sh["index"], f["rule"]) not in dismissed:
+                seen.setdefault(f["rule"], []).append(sh["index"])
+    session_faults = [
+        f["rule"] for f in consistency if f.get("verdict") == "fault" and (None, f["rule"]) not in dismissed
+    ]
+    for rid in session_faults:
+        seen.setdefault(rid, [])
+    pos = {rid: i for i, rid in enumerate(order)}
+
+    def rank(rid: str) -> tuple:
+        return (SEVERITY_RANK.get(severity.get(rid, "minor"), 3), -len(seen[rid]), pos.get(rid, len(pos)))
+
+    picked = sorted(seen, key=rank)[:limit]
+    return [Focus(rid, severity.get(rid, "minor"), tuple(seen[rid]), len(shots)) for rid in picked]
