@@ -69,18 +69,29 @@ def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidenc
     return [m.replace("_", " ") for m in order if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
 
 
+_EVIDENCE_NAMES = {
+    "draw_hand": "draw hand 拉弦手",
+    "bow_arm": "bow arm 弓臂",
+    "span": "span 兩手距",
+    "sound": "sound 弦聲",
+}
+_MARK_NAMES = {"draw start": "開弓起點", "anchor": "靠位", "release": "撒放"}
+
+
 def certainty_remarks(
     release_confidence: float | None, evidence: list[str] | None, marks_confidence: dict[str, float] | None
 ) -> str:
-    """How sure the shot's phases are, one wording for the terminal and the reports: "release confidence 0.86
-    (draw hand, span)", and "; uncertain: draw start" where a mark is, whose rules are then not judged."""
+    """How sure the shot's phases are, one wording (English and Chinese) for the terminal and the reports:
+    "release confidence 撒放把握 0.86 (draw hand 拉弦手, span 兩手距)", and "; uncertain: draw start 開弓起點 …"
+    where a mark is, whose rules are then not judged."""
     out = ""
     if release_confidence is not None:
-        signals = ", ".join(e.replace("_", " ") for e in evidence or [])
-        out = f"release confidence {release_confidence:.2f}" + (f" ({signals})" if signals else "")
+        signals = ", ".join(_EVIDENCE_NAMES.get(e, e) for e in evidence or [])
+        out = f"release confidence 撒放把握 {release_confidence:.2f}" + (f" ({signals})" if signals else "")
     unsure = uncertain_marks(marks_confidence, release_confidence)
     if unsure:
-        out += f"; uncertain: {', '.join(unsure)} (rules resting on it not judged)"
+        marks = ", ".join(f"{m} {_MARK_NAMES[m]}" for m in unsure)
+        out += f"; uncertain: {marks} — rules resting on it not judged 不確定，相關規則不判斷"
     return out
 
 

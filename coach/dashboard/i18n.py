@@ -160,6 +160,18 @@ TEXT: dict[str, tuple[str, str]] = {
         "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
         "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",
     ),
+    "why_phase_uncertain": ("階段不確定（{marks}），這條規則不判斷", "phase uncertain ({marks}): not judged"),
+    "mark_draw_start": ("開弓起點", "draw start"),
+    "mark_anchor": ("靠位", "anchor"),
+    "mark_release": ("撒放", "release"),
+    "note_let_down": (
+        "{t0}–{t1} 秒：滿弓後放下弓，沒有撒放（退弓），不當作一箭。",
+        "{t0}–{t1} s: a let-down — full draw, then the bow came down without a release; not judged as a shot.",
+    ),
+    "note_video_ended": (
+        "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到撒放，不當作一箭。",
+        "{t0}–{t1} s: full draw until the video ended (or cut away), no release seen; not judged as a shot.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

@@ -17,6 +17,9 @@ _REASONS = {
     "not measurable in this shot": "why_unmeasurable",
 }
 _VIEW = re.compile(r"^not judged from a (?P<view>[\w-]+) view$")
+_UNCERTAIN = re.compile(r"^phase uncertain: (?P<marks>[\w ,]+)$")  # coach/engine.py PHASE_UNCERTAIN
+_LET_DOWN = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): a let-down")
+_VIDEO_ENDED = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): full draw until the video ended")
 _UNSEEN = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the bow arm was up for (?P<dur>[\d.]+) s but no full draw"
 )
@@ -51,6 +54,10 @@ def reason_text(reason: str | None, lang: str) -> str:
     m = _VIEW.match(reason)
     if m:
         return t("why_view", lang, view=view_name(m["view"], lang))
+    m = _UNCERTAIN.match(reason)
+    if m:
+        marks = [t("mark_" + mk.strip().replace(" ", "_"), lang) for mk in m["marks"].split(",")]
+        return t("why_phase_uncertain", lang, marks="、".join(marks) if lang == "zh" else ", ".join(marks))
     return reason
 
 
@@ -62,6 +69,8 @@ def note_text(note: str, lang: str) -> str:
         (_UNSEEN, "note_unseen_draw"),
         (_TRUNCATED, "note_truncated"),
         (_INCOMPLETE, "note_incomplete"),
+        (_LET_DOWN, "note_let_down"),
+        (_VIDEO_ENDED, "note_video_ended"),
     ):
         m = pattern.match(note)
         if m:
