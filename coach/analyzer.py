@@ -34,6 +34,8 @@ LET_DOWN_NOTES = {
     "a release; not judged as a shot",
     "video_ended": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw until the video ended (or cut away), no "
     "release seen; not judged as a shot",
+    "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
+    "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
 FrameListener = Callable[[FrameResult], None]
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)

@@ -95,3 +95,22 @@ def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
         lost = _faults(b) - _faults(m)
         verdicts = {f.rule: f.verdict for f in m.findings}
         assert all(verdicts.get(r) == NOT_ASSESSABLE for r in lost), f"shot {b.index}: faults now passing: {lost}"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("transform", ["mpeg4", "half_rate", "270p"])
+def test_video_transforms_keep_the_shot(transform: str, tmp_path: Path) -> None:
+    """On the video itself, with MediaPipe: short_1shot re-encoded as low-rate MPEG-4 (it once moved the release
+    from 184 to 101 and added 3 faults), at half the frame rate, and downscaled to 270p (benchmarks/metamorphic.py
+    runs every clip and every transform)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import metamorphic
+
+    from coach.pipeline import analyze_video
+
+    clip = ROOT / "sample_videos" / "short_1shot.mp4"
+    base = analyze_video(clip)
+    moved = analyze_video(metamorphic.transform_clip(clip, tmp_path / f"{transform}.mp4", transform))
+    assert metamorphic.compare(base, moved, 0.5 if transform == "half_rate" else 1.0) == "same"

@@ -324,3 +324,20 @@ def test_a_let_down_is_no_shot() -> None:
     assert shots + tracker.finish() == []
     (let_down,) = tracker.let_downs
     assert let_down.reason == "let_down" and plan.let_down < let_down.end_frame < 300
+
+
+def test_a_cut_right_after_the_hand_moves_is_no_shot() -> None:
+    """An edit that cuts (or dissolves) to another picture as the hand moves: the archer is not seen again at
+    the hold's size, so whether an arrow left cannot be told: no shot, and a note says the view was lost."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    track = make_track([plan], 260)
+    for f in track.frames[plan.release + 6 : plan.release + 16]:  # the dissolve: nobody found
+        f.landmarks = None
+    for f in track.frames[plan.release + 16 :]:  # another scene: a smaller figure elsewhere
+        f.landmarks[:, :2] = 0.2 + 0.5 * f.landmarks[:, :2]
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(track) for s in tracker.push(b).completed] + tracker.finish()
+    assert shots == []
+    assert [d.reason for d in tracker.let_downs] == ["view_lost"]
+    (kept,) = run(make_track([plan], 260))  # the same shot, filmed through: found
+    assert abs(kept.release_frame - plan.release) <= 1

@@ -20,10 +20,6 @@ KNOWN_MISSES = {
     "real06_recurve_behind_handheld": "no shot found: seen from behind, the draw wrist is hidden for the whole "
     "shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 5 frames after the "
     "release",
-    "real10_recurve_faceon_cuts_norelease": "false release at 123: in the edit's dissolve the draw hand flies "
-    "back 1.3 U in 6 frames with the span opening, as at a release, and the body is lost 1 frame later; the "
-    "synthetic clips lose the body right after real releases too (fault_hold 190-200), so only a scene-cut test "
-    "on the video frames could tell, and a pose track has none",
 }
 
 
@@ -67,7 +63,7 @@ def test_real_footage_figures() -> None:
     s = summarise(scores.values(), OBSERVED_PASSING)
     assert s.contradicted == 0, [(n, c.faults) for n, c in scores.items()]
     assert s.releases == 8 and s.releases_ok >= 6, s
-    assert s.extra <= 1 and scores["real10_recurve_faceon_cuts_norelease"].extra <= 1, s  # real10: known miss
+    assert s.extra == 0, s
     assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []
     # A full draw never shot is a let-down in the notes, not a shot.
     assert any("let-down" in n for n in scores["real09_recurve_obliquebehind_60fps_norelease"].notes)

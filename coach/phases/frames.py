@@ -33,6 +33,7 @@ class TrackFrame:
     face: np.ndarray  # (len(FACE_POINTS), 2) nose, mouth corners, ears; NaN rows where missing
     raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
     raw_rw: np.ndarray
+    sw_px: float = math.nan  # this frame's own shoulder width in pixels (raw): a cut or a new scene changes it
 
     def wrists(self, handedness: str) -> tuple[np.ndarray, np.ndarray]:
         """(bow, draw) wrists: a right-handed archer holds the bow in the left hand."""
@@ -73,9 +74,12 @@ def _frame(body: Body) -> TrackFrame | None:
         if np.isnan(raw_origin).any():
             raw_origin = origin
         raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
+        sw_px = float(np.hypot(*(raw[LEFT_SHOULDER] - raw[RIGHT_SHOULDER])))
     else:
         raw_rel = rel[:2]
-    return TrackFrame(body.index, body.t_ms / 1000.0, rel[0], rel[1], rel[2], rel[2:], raw_rel[0], raw_rel[1])
+        sw_px = float(np.hypot(*(xy[LEFT_SHOULDER] - xy[RIGHT_SHOULDER])))
+    t = body.t_ms / 1000.0
+    return TrackFrame(body.index, t, rel[0], rel[1], rel[2], rel[2:], raw_rel[0], raw_rel[1], sw_px)
 
 
 def _dist(a: np.ndarray, b: np.ndarray) -> float:

@@ -309,6 +309,10 @@ class ReleaseWatch:
         s = shot
         s.evidence = ev
         s.release_conf = max(ev.confidence, min_conf)
+        # Over the whole hold: MediaPipe may misread the last moments of it (clean_rh_3shots, 0.7 s before shot 3).
+        hold = [g.sw_px for g in self._buf if s.anchor_at.frame <= g.index and g.t < s.cand.t]
+        hold = [w for w in hold if not math.isnan(w)]
+        s.hold_sw_px = float(np.median(hold)) if hold else math.nan
         ref = s.cand.ref
         # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
         # so the release may come a little after the frame that opened the window.

@@ -150,4 +150,5 @@ class LetDown:
     end_frame: int
     anchor_s: float
     end_s: float
-    reason: str  # "let_down" (the bow arm came down) or "video_ended" (still at full draw)
+    reason: str  # "let_down" (the bow arm came down), "video_ended" (still at full draw) or "view_lost"
+    # (the picture changed as the hand moved: an edit's cut or dissolve, a camera swung away)

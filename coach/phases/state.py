@@ -90,6 +90,7 @@ class OpenShot:
     cand: Candidate | None = None
     evidence: ReleaseEvidence | None = None  # what confirmed the release
     release_conf: float = 1.0
+    hold_sw_px: float = math.nan  # the shoulders' width in pixels in the hold, for "the same archer after"
     hand_stayed: bool = False
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.

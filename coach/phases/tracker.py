@@ -91,7 +91,7 @@ class PhaseTracker:
         if s.release_at is None:
             self._let_down(last, "video_ended")
             return []
-        return [self._close(last)]
+        return self._close(last)
 
     # ---- states ------------------------------------------------------------------------------------------
     def _sides(self) -> tuple[str, ...]:
@@ -251,13 +251,17 @@ class PhaseTracker:
         bow = f.wrists(self.handedness)[0]
         lowered = np.isnan(bow[1]) or bow[1] > max(P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw)
         if after >= P.follow_max_s - 1e-6 or (after >= P.follow_min_s - 1e-6 and lowered):
-            return [self._close(f)]
+            return self._close(f)
         return []
 
-    def _close(self, end: TrackFrame) -> ShotPhases:
-        """The shot, released, ends at `end` (its follow-through over, or the video's end)."""
+    def _close(self, end: TrackFrame) -> list[ShotPhases]:
+        """The shot, released, ends at `end` (its follow-through over, or the video's end); none where the
+        picture changed after the release (`_same_archer_after`)."""
         s = self._shot
         rel = s.release_at
+        if not self._same_archer_after():
+            self._let_down(end, "view_lost")
+            return []
         refine_anchor(self._buf, s, rel.t)
         out = ShotPhases(
             index=s.index,
@@ -285,7 +289,16 @@ class PhaseTracker:
         out.hold_start_frame = min(w["hold"][0], end.index)
         out.follow_start_frame = min(w["follow_through"][0], end.index)
         self._end_shot(end)
-        return out
+        return [out]
+
+    def _same_archer_after(self) -> bool:
+        """Some frame of the follow-through shows the archer at the hold's size (P.view_same_scale), or
+        there was none to look at (the video ended)."""
+        s = self._shot
+        after = [g for g in self._buf if g.t >= s.release_at.t + P.view_check_after_s]
+        if not after or math.isnan(s.hold_sw_px):
+            return True
+        return any(abs(g.sw_px / s.hold_sw_px - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
 
     def _let_down(self, end: TrackFrame, reason: str) -> None:
         s = self._shot

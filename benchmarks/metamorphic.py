@@ -1,0 +1,167 @@
+"""The same shots filmed another way, on the video itself: each sample clip re-encoded (MPEG-4 and H.264 at low
+bit rates), downscaled to 480p and 270p, 30 % darker and brighter, cropped to the upper body, at half the frame
+rate and mirrored, then analysed with MediaPipe as `coach analyze` does. Printed per clip and transform: the
+releases (at the transformed rate), the faults per shot, and whether the result is the original's (same shots,
+releases ±1 frame at the new rate, no fault the original lacks; a fault may only become "not assessable").
+
+    python benchmarks/metamorphic.py                            # every sample clip (about a minute a clip)
+    python benchmarks/metamorphic.py --clips short_1shot --transforms mpeg4,half_rate
+
+The pose-track transforms (mirror, half rate, crop) are also a test (tests/test_metamorphic.py); this one adds
+what only the picture shows: compression, scale and light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+Frame = np.ndarray
+
+
+def _even(n: float) -> int:
+    return max(2, int(round(n / 2)) * 2)
+
+
+def _scale_to(height: int) -> Callable[[Frame], Frame]:
+    def f(img: Frame) -> Frame:
+        h, w = img.shape[:2]
+        return cv2.resize(img, (_even(w * height / h), height), interpolation=cv2.INTER_AREA)
+
+    return f
+
+
+def _light(gain: float) -> Callable[[Frame], Frame]:
+    def f(img: Frame) -> Frame:
+        return cv2.convertScaleAbs(img, alpha=gain, beta=0)
+
+    return f
+
+
+def _upper_body(img: Frame) -> Frame:
+    h, w = img.shape[:2]
+    return img[: _even(h * 0.62), : _even(w)]
+
+
+# name -> (frame transform, codec, keep every n-th frame, bit-rate or quality note)
+TRANSFORMS: dict[str, tuple[Callable[[Frame], Frame] | None, str, int]] = {
+    "mpeg4": (None, "mpeg4", 1),  # MPEG-4 Part 2 at a low bit rate: ~33 dB PSNR, blocky
+    "h264_low": (None, "h264", 1),  # H.264 at CRF 38
+    "480p": (_scale_to(480), "h264", 1),
+    "270p": (_scale_to(270), "h264", 1),
+    "darker": (_light(0.7), "h264", 1),
+    "brighter": (_light(1.3), "h264", 1),
+    "upper_body": (_upper_body, "h264", 1),
+    "half_rate": (None, "h264", 2),
+    "mirrored": (lambda img: np.ascontiguousarray(img[:, ::-1]), "h264", 1),
+}
+
+
+def transform_clip(src: Path, out: Path, name: str) -> Path:
+    """Write the transformed copy of `src` to `out` (frames through OpenCV, encoded with PyAV)."""
+    import av
+
+    from coach.video_io import read_frames
+
+    fn, codec, every = TRANSFORMS[name]
+    cap = cv2.VideoCapture(str(src))
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    cap.release()
+    frames = [f if fn is None else fn(f) for i, f in enumerate(read_frames(src)) if i % every == 0]
+    h, w = frames[0].shape[:2]
+    w, h = _even(w), _even(h)
+    with av.open(str(out), "w") as c:
+        s = c.add_stream("mpeg4" if codec == "mpeg4" else "libx264", rate=round(fps / every))
+        s.width, s.height, s.pix_fmt = w, h, "yuv420p"
+        if codec == "mpeg4":
+            s.bit_rate = 250_000
+        else:
+            s.options = {"crf": "38" if name == "h264_low" else "26", "preset": "veryfast"}
+        for img in frames:
+            for p in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(img[:h, :w]), format="bgr24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return out
+
+
+def _faults(shot) -> set[str]:
+    return {f.rule for f in shot.findings if f.verdict == "fault"}
+
+
+def compare(base, moved, scale: float) -> str:
+    """'same', or what differs."""
+    if len(moved.shots) != len(base.shots):
+        return f"shots {len(base.shots)} -> {len(moved.shots)}"
+    out = []
+    for b, m in zip(base.shots, moved.shots):
+        if b.release_frame is not None and (
+            m.release_frame is None or abs(m.release_frame - b.release_frame * scale) > 1
+        ):
+            out.append(f"shot {b.index + 1} release {b.release_frame} -> {m.release_frame}")
+        new = _faults(m) - _faults(b)
+        if new:
+            out.append(f"shot {b.index + 1} new faults {sorted(new)}")
+        verdicts = {f.rule: f.verdict for f in m.findings}
+        passing = [r for r in _faults(b) - _faults(m) if verdicts.get(r) != "not_assessable"]
+        if passing:
+            out.append(f"shot {b.index + 1} faults now passing {sorted(passing)}")
+    return "same" if not out else "; ".join(out)
+
+
+def run(clips: list[Path], names: list[str]) -> list[str]:
+    from coach.pipeline import analyze_video
+
+    lines = []
+    same = total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for clip in clips:
+            t0 = time.perf_counter()
+            base = analyze_video(clip)
+            lines.append(
+                f"{clip.stem}: releases {[s.release_frame for s in base.shots]}, faults "
+                f"{[sorted(_faults(s)) for s in base.shots]} ({time.perf_counter() - t0:.0f} s)"
+            )
+            for name in names:
+                moved = analyze_video(transform_clip(clip, Path(tmp) / f"{clip.stem}-{name}.mp4", name))
+                verdict = compare(base, moved, 0.5 if name == "half_rate" else 1.0)
+                total += 1
+                same += verdict == "same"
+                lines.append(f"    {name:10} releases {[s.release_frame for s in moved.shots]}: {verdict}")
+            print("\n".join(lines[-len(names) - 1 :]), flush=True)
+    lines.append(f"metamorphic: {same}/{total} transformed clips give the original's shots and verdicts")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--videos", default=str(ROOT / "sample_videos"))
+    ap.add_argument("--clips", default=None, help="comma-separated clip names (default: every sample clip)")
+    ap.add_argument("--transforms", default=",".join(TRANSFORMS), help=f"any of {', '.join(TRANSFORMS)}")
+    args = ap.parse_args(argv)
+    clips = sorted(Path(args.videos).glob("*.mp4"))
+    if args.clips:
+        want = set(args.clips.split(","))
+        clips = [c for c in clips if c.stem in want]
+    names = [n for n in args.transforms.split(",") if n]
+    unknown = set(names) - set(TRANSFORMS)
+    if unknown or not clips:
+        print(
+            f"metamorphic: unknown transforms {sorted(unknown)}" if unknown else "metamorphic: no clips",
+            file=sys.stderr,
+        )
+        return 2
+    print(run(clips, names)[-1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
