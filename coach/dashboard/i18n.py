@@ -336,6 +336,40 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "live_browser_idle": ("按 START 開始。", "Press START to begin."),
     # camera check
+    # the camera check's findings (coach/live/check.py)
+    "chk_nobody": (
+        "畫面裡沒有人：站到攝影機看得到全身的地方",
+        "no one in the picture: stand where the camera sees all of you",
+    ),
+    "chk_whole_body": ("全身都在畫面內", "whole body in the picture"),
+    "chk_edge": (
+        "太靠近畫面{side}緣：滿弓時弓臂會出鏡；往中間移或退後",
+        "too near the {side} edge: the bow arm will leave the picture at full draw; move towards the middle or step back",
+    ),
+    "side_left": ("左", "left"),
+    "side_right": ("右", "right"),
+    "chk_room": ("滿弓時弓臂有足夠空間", "room for the bow arm at full draw"),
+    "chk_far": ("離攝影機太遠：靠近一點", "too far from the camera: come closer"),
+    "chk_close": ("離攝影機太近：退後一點", "too close to the camera: step back"),
+    "chk_distance": ("距離合適（肩寬佔畫面寬的 {pct}）", "good distance (shoulders {pct} of the width)"),
+    "chk_face_on": (
+        "正面對著攝影機：能判斷最多規則的視角",
+        "facing the camera (face-on): the view the most rules are judged from",
+    ),
+    "chk_down_line": (
+        "側面對著攝影機（沿箭道）：能判斷的規則較少；正對攝影機可判斷全部",
+        "side-on to the camera (down-line): fewer rules can be judged; face the camera for all",
+    ),
+    "chk_angle": (
+        "斜對攝影機：請正對攝影機，或完全側身",
+        "turned at an angle: face the camera square, or stand side-on",
+    ),
+    "chk_dark": ("太暗：請加光", "too dark: add light"),
+    "chk_bright": ("太亮或逆光：背對窗戶", "too bright or back-lit: turn away from windows"),
+    "chk_flat": ("畫面平淡、對比低：射手身上多些光", "flat, low-contrast picture: more light on the archer"),
+    "chk_light_ok": ("光線良好", "light is fine"),
+    "chk_needs_view": ("需要{views}視角（此攝影機：{view}）", "needs a {views} view (this camera: {view})"),
+    "chk_not_observable": ("身體關節點觀測不到", "not observable from body landmarks"),
     "check_title": ("攝影機檢查", "Camera check"),
     "check_intro": (
         "開始前先站在射位、面向攝影機，檢查全身是否入鏡、方向、距離與光線。",

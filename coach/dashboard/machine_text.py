@@ -93,3 +93,41 @@ def error_text(error: str | None, lang: str) -> str:
         if m:
             problem = t("err_no_person", lang, n=m["n"])
     return f"{name}: {problem}" if name else problem
+
+
+_CHECK = {
+    "no one in the picture: stand where the camera sees all of you": "chk_nobody",
+    "whole body in the picture": "chk_whole_body",
+    "room for the bow arm at full draw": "chk_room",
+    "too far from the camera: come closer": "chk_far",
+    "too close to the camera: step back": "chk_close",
+    "facing the camera (face-on): the view the most rules are judged from": "chk_face_on",
+    "side-on to the camera (down-line): fewer rules can be judged; face the camera for all": "chk_down_line",
+    "turned at an angle: face the camera square, or stand side-on": "chk_angle",
+    "too dark: add light": "chk_dark",
+    "too bright or back-lit: turn away from windows": "chk_bright",
+    "flat, low-contrast picture: more light on the archer": "chk_flat",
+    "light is fine": "chk_light_ok",
+}
+_EDGE = re.compile(r"^too near the (?P<side>left|right) edge: ")
+_DISTANCE = re.compile(r"^good distance \(shoulders (?P<pct>\d+%) of the width\)$")
+_NEEDS_VIEW = re.compile(r"^needs a (?P<views>.+) view \(this camera: (?P<view>[\w-]+)\)$")
+
+
+def check_text(message: str, lang: str) -> str:
+    """A camera-check finding or a "why not judged" reason (coach/live/check.py) in `lang`."""
+    if message in _CHECK:
+        return t(_CHECK[message], lang)
+    m = _EDGE.match(message)
+    if m:
+        return t("chk_edge", lang, side=t(f"side_{m['side']}", lang))
+    m = _DISTANCE.match(message)
+    if m:
+        return t("chk_distance", lang, pct=m["pct"])
+    m = _NEEDS_VIEW.match(message)
+    if m:
+        views = (" 或 " if lang == "zh" else " or ").join(view_name(v, lang) for v in m["views"].split(" or "))
+        return t("chk_needs_view", lang, views=views, view=view_name(m["view"], lang))
+    if message.startswith("not observable"):
+        return t("chk_not_observable", lang)
+    return message

@@ -23,6 +23,7 @@ from posture_rules.pack import RulePack, load_pack
 from ..dashboard.access import live_source
 from ..dashboard.data import archer_names
 from ..dashboard.i18n import t
+from ..dashboard.machine_text import check_text, view_name
 from ..dashboard.settings import Settings
 from ..dashboard.ui import esc
 from ..errors import CoachError
@@ -339,9 +340,10 @@ def show_check(c: CameraCheck, lang: str) -> None:
     pack = _pack()
     head = {OK: st.success, WARN: st.warning, FAIL: st.error}[c.status]
     head(f"{mark(c.status, lang)} {tr('check_' + c.status)}")
-    st.caption(tr("check_view", view=c.view, n=c.frames_with_person, total=c.frames))
+    st.caption(tr("check_view", view=view_name(c.view, lang), n=c.frames_with_person, total=c.frames))
     rows = [
-        f"- {mark(i.status, lang)} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — {i.message}"
+        f"- {mark(i.status, lang)} **{tr(CHECK_ITEM_LABELS.get(i.name, 'check_framing'))}** — "
+        f"{check_text(i.message, lang)}"
         for i in c.items
     ]
     st.markdown("\n".join(rows))
@@ -349,4 +351,6 @@ def show_check(c: CameraCheck, lang: str) -> None:
     st.markdown(f"**{tr('check_judgeable', n=len(c.judgeable))}**: {ok_names}")
     if c.not_judgeable:
         st.markdown(f"**{tr('check_not_judgeable', n=len(c.not_judgeable))}**")
-        st.markdown("\n".join(f"- {_name(pack, rid, lang)}: {why}" for rid, why in c.not_judgeable.items()))
+        st.markdown(
+            "\n".join(f"- {_name(pack, rid, lang)}: {check_text(why, lang)}" for rid, why in c.not_judgeable.items())
+        )
