@@ -172,6 +172,11 @@ TEXT: dict[str, tuple[str, str]] = {
         "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到撒放，不當作一箭。",
         "{t0}–{t1} s: full draw until the video ended (or cut away), no release seen; not judged as a shot.",
     ),
+    "note_view_lost": (
+        "{t0}–{t1} 秒：滿弓後，手一動畫面就換了（剪接或鏡頭轉開），看不出箭是否射出，不當作一箭。",
+        "{t0}–{t1} s: full draw, then the picture changed as the hand moved (an edit's cut or the camera swung "
+        "away): whether an arrow left cannot be told; not judged as a shot.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

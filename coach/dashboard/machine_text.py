@@ -19,6 +19,7 @@ _REASONS = {
 _VIEW = re.compile(r"^not judged from a (?P<view>[\w-]+) view$")
 _UNCERTAIN = re.compile(r"^phase uncertain: (?P<marks>[\w ,]+)$")  # coach/engine.py PHASE_UNCERTAIN
 _LET_DOWN = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): a let-down")
+_VIEW_LOST = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): full draw, then the picture changed")
 _VIDEO_ENDED = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): full draw until the video ended")
 _UNSEEN = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the bow arm was up for (?P<dur>[\d.]+) s but no full draw"
@@ -71,6 +72,7 @@ def note_text(note: str, lang: str) -> str:
         (_INCOMPLETE, "note_incomplete"),
         (_LET_DOWN, "note_let_down"),
         (_VIDEO_ENDED, "note_video_ended"),
+        (_VIEW_LOST, "note_view_lost"),
     ):
         m = pattern.match(note)
         if m:
