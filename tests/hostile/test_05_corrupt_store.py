@@ -89,6 +89,7 @@ def test_read_only_store_is_read(tmp_path):
     try:
         subprocess.run([sys.executable, "-c", "pass"], preexec_fn=drop, check=True)
     except (OSError, subprocess.SubprocessError):
+        shutil.rmtree(top)  # made before the check: leave nothing behind in /tmp
         pytest.skip("the user nobody cannot run this interpreter (it lives in a private folder)")
     before = snapshot(ro / "s.db")
     o = run_coach("sessions", "--db", ro / "s.db", preexec_fn=drop, env={"HOME": "/tmp"})
