@@ -33,10 +33,6 @@ KNOWN_MISSES = {
     "0.1 U, under the 0.2 U a release cut off by the video's end must show",
     ("real07_recurve_faceon_close_longhold", "half_rate"): "at 12.5 fps the weak release (hand 0.2 U, bow arm "
     "drop 0.95 of the agreeing share) is 4 frames, and the hand's swing forward after it is no release: let-down",
-    ("real10_recurve_faceon_cuts_norelease", "half_rate"): "the dissolve's false release (listed in "
-    "test_realpose) is not found at 15 fps, so the result differs from the (wrong) original",
-    ("real10_recurve_faceon_cuts_norelease", "upper_body"): "the dissolve's false release (listed in "
-    "test_realpose) is not found once the legs are cropped",
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
     ("clean_rh_3shots", "half_rate"): "at 15 fps shot 2's release is found after MediaPipe's fold, so the "
@@ -45,8 +41,6 @@ KNOWN_MISSES = {
     ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found",
     ("fault_hold", "half_rate"): "at 15 fps shot 1 (the restless hold) is not found",
     ("fault_release", "half_rate"): "at 15 fps shot 1's creep before the release (liang_zhai) is not measured",
-    ("stance_high", "half_rate"): "at 15 fps shot 2, which the original misses (MediaPipe reads the archer as "
-    "facing away through its hold), is found: 3 shots against 2 (the truth has 3)",
 }
 
 
