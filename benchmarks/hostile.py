@@ -29,6 +29,8 @@ sys.path.insert(0, str(ROOT / "tests" / "hostile"))
 
 from hostile_corpus import (  # noqa: E402
     NON_UTF8,
+    PACK_HEAD,
+    PACK_RULE,
     SHORT_CLIP,
     Outcome,
     audio_only,
@@ -39,23 +41,6 @@ from hostile_corpus import (  # noqa: E402
     wall_clip,
     write_json,
 )
-
-PACK_HEAD = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
-PACK_RULE = """
-[[rules]]
-id = "r1"
-name_zh = "甲"
-name_en = "a"
-section = "總訣"
-quote = "q"
-meaning_zh = "m"
-meaning_en = "m"
-cue_zh = "c"
-cue_en = "c"
-metric = "bow_elbow_angle"
-phases = ["hold"]
-views = ["any"]
-"""
 
 
 @dataclass

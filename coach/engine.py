@@ -17,7 +17,7 @@ from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
 from .phases import PHASE_MARKS, SETUP_S, phase_windows
-from .results import FAULT, MIN_MARK_CONFIDENCE, NOT_ASSESSABLE, PASS, Finding
+from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
 MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
 # The consistency block of every session report, whether or not a rule judges the measure.
@@ -40,13 +40,6 @@ FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cove
 class Sample:
     body: Body
     values: dict[str, float]  # frame metric name → value (NaN where landmarks were not visible)
-
-
-def _uncertain_marks(shot) -> set[str]:
-    """The marks of a shot (coach/phases.py ShotPhases, or phases given as truth) whose confidence is too low."""
-    conf = dict(getattr(shot, "marks_confidence", None) or {})
-    conf["release"] = getattr(shot, "release_confidence", 1.0)
-    return {m for m, c in conf.items() if c < MIN_MARK_CONFIDENCE}
 
 
 class Hysteresis:
@@ -177,7 +170,8 @@ class RuleEngine:
         times = {s.body.index: s.body.t_s for s in samples}
         windows = phase_windows(shot, times.get)
         findings: list[Finding] = []
-        unsure = _uncertain_marks(shot)
+        # ShotPhases, or phases given as truth (benchmarks), which carry no confidence: all sure.
+        unsure = set(uncertain_marks(getattr(shot, "marks_confidence", None), getattr(shot, "release_confidence", 1.0)))
         for r in self.frame_rules:
             findings.append(
                 self._unsure(r, windows, unsure, every=True) or self._judge_frame_rule(r, samples, windows, view)

@@ -63,10 +63,10 @@ MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.
 
 
 def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> list[str]:
-    """The phase marks of a shot that are uncertain, in phase order: "draw start", "anchor", "release"."""
+    """The phase marks of a shot that are uncertain, in phase order: "draw_start", "anchor", "release"; the
+    engine leaves the rules resting on them unjudged, the reports name them."""
     conf = {**(marks_confidence or {}), "release": 1.0 if release_confidence is None else release_confidence}
-    order = ("draw_start", "anchor", "release")
-    return [m.replace("_", " ") for m in order if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
+    return [m for m in ("draw_start", "anchor", "release") if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
 
 
 _EVIDENCE_NAMES = {
@@ -75,7 +75,7 @@ _EVIDENCE_NAMES = {
     "span": "span 兩手距",
     "sound": "sound 弦聲",
 }
-_MARK_NAMES = {"draw start": "開弓起點", "anchor": "靠位", "release": "撒放"}
+_MARK_NAMES = {"draw_start": "draw start 開弓起點", "anchor": "anchor 靠位", "release": "release 撒放"}
 
 
 def certainty_remarks(
@@ -90,7 +90,7 @@ def certainty_remarks(
         out = f"release confidence 撒放把握 {release_confidence:.2f}" + (f" ({signals})" if signals else "")
     unsure = uncertain_marks(marks_confidence, release_confidence)
     if unsure:
-        marks = ", ".join(f"{m} {_MARK_NAMES[m]}" for m in unsure)
+        marks = ", ".join(_MARK_NAMES[m] for m in unsure)
         out += f"; uncertain: {marks} — rules resting on it not judged 不確定，相關規則不判斷"
     return out
 

@@ -111,20 +111,25 @@ class ReleaseWatch:
     def open(self, shot: OpenShot) -> bool:
         """A candidate at the newest frame when the draw hand jumps away from where it held (fast, and already
         off the anchor position), or the bow arm falls fast from where it held (a thumb release whose hand
-        springs back too little to trigger)."""
-        buf = self._buf
-        f = buf[-1]
-        if len(buf) < 2 or f.t <= buf[-2].t:
+        springs back too little to trigger). Runs on every frame of the hold, so the frame-to-frame speeds
+        are tested first and the recent hold is only read when one of them is fast."""
+        buf, side = self._buf, shot.handedness
+        if len(buf) < 2 or buf[-1].t <= buf[-2].t:
             return False
+        hand_fast, bow_fast = self._fast_steps(shot)
+        if not (hand_fast or bow_fast):
+            return False
+        f = buf[-1]
         before = f.t - P.hold_ref_gap_s
         ref = self._hold_ref(shot, before)
         if ref is None or self._off_the_face(shot, before):
             return False
-        jumped = self._hand_jumped(shot, ref)
-        if not (jumped or self._bow_fell(shot, before)):
+        bow_ref, bow_stray_y = self._bow_hold(shot, before)
+        jumped = hand_fast and _dist(f.wrists(side)[1], ref) >= P.release_start_sw
+        fell = bow_fast and bow_ref is not None and f.wrists(side)[0][1] - bow_ref[1] >= P.release_bow_drop_sw
+        if not (jumped or fell):
             return False
         thr = max(P.release_confirm_sw, P.release_jitter_factor * self._hold_jitter(shot, before))
-        bow_ref, bow_stray_y = self._bow_hold(shot, before)
         shot.cand = Candidate(
             f.index,
             f.t,
@@ -138,6 +143,16 @@ class ReleaseWatch:
         )
         return True
 
+    def _fast_steps(self, shot: OpenShot) -> tuple[bool, bool]:
+        """(the draw hand moved fast, the bow hand fell fast) from the previous frame to the newest; the bow
+        arm's fall counts only after P.bow_fall_after_s at full draw (before, the arms settle into aim)."""
+        a, b, side = self._buf[-2], self._buf[-1], shot.handedness
+        dt = b.t - a.t
+        hand = _dist(b.wrists(side)[1], a.wrists(side)[1]) / dt >= P.release_speed_sw_s
+        settled = b.t - shot.anchor_at.t >= P.bow_fall_after_s
+        bow = settled and (b.wrists(side)[0][1] - a.wrists(side)[0][1]) / dt >= P.release_speed_sw_s
+        return hand, bow
+
     def _off_the_face(self, shot: OpenShot, before_t: float) -> bool:
         """A release leaves from the face: a hand held in front of it through the recent hold (the string let
         forward in a let-down) has nothing left to release. Too few frames seen there (MediaPipe lost the
@@ -145,21 +160,6 @@ class ReleaseWatch:
         ahead = [_ahead(g, shot.handedness) for g in self._recent_hold(shot, before_t)]
         ahead = [a for a in ahead if not math.isnan(a)]
         return len(ahead) >= 3 and float(np.median(ahead)) >= P.release_from_ahead_max_sw
-
-    def _hand_jumped(self, shot: OpenShot, ref: np.ndarray) -> bool:
-        a, b, side = self._buf[-2], self._buf[-1], shot.handedness
-        draw, prev = b.wrists(side)[1], a.wrists(side)[1]
-        fast = _dist(draw, prev) / (b.t - a.t) >= P.release_speed_sw_s
-        return fast and _dist(draw, ref) >= P.release_start_sw
-
-    def _bow_fell(self, shot: OpenShot, before_t: float) -> bool:
-        a, b, side = self._buf[-2], self._buf[-1], shot.handedness
-        if b.t - shot.anchor_at.t < P.bow_fall_after_s:
-            return False
-        fall = (b.wrists(side)[0][1] - a.wrists(side)[0][1]) / (b.t - a.t)
-        bow_ref, _ = self._bow_hold(shot, before_t)
-        below = math.nan if bow_ref is None else b.wrists(side)[0][1] - bow_ref[1]
-        return fall >= P.release_speed_sw_s and below >= P.release_bow_drop_sw
 
     def judge(self, shot: OpenShot) -> bool | None:
         """None while the confirmation window is open; then True (released: the release is placed on the shot)

@@ -141,3 +141,22 @@ def make_store(folder: Path, archer: str = "A") -> Path:
     with contextlib.redirect_stdout(io.StringIO()):  # the report printed by `analyze` is not wanted here
         assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--db", str(db)]) == 0
     return db
+
+
+# A minimal valid rule pack (header and one rule, thresholds added by the caller), for the pack validators.
+PACK_HEAD = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
+PACK_RULE = """
+[[rules]]
+id = "r1"
+name_zh = "甲"
+name_en = "a"
+section = "總訣"
+quote = "q"
+meaning_zh = "m"
+meaning_en = "m"
+cue_zh = "c"
+cue_en = "c"
+metric = "bow_elbow_angle"
+phases = ["hold"]
+views = ["any"]
+"""

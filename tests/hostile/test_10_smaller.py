@@ -6,28 +6,11 @@ import os
 import shutil
 
 import pytest
-from hostile_corpus import SHORT_CLIP, assert_clear, make_store, run_coach
+from hostile_corpus import PACK_HEAD, PACK_RULE, SHORT_CLIP, assert_clear, make_store, run_coach
 
 from coach.capture import FrameSource, parse_source
 from coach.errors import RulePackError, VideoError
 from posture_rules.pack import load_pack
-
-HEADER = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
-RULE = """
-[[rules]]
-id = "r1"
-name_zh = "甲"
-name_en = "a"
-section = "總訣"
-quote = "q"
-meaning_zh = "m"
-meaning_en = "m"
-cue_zh = "c"
-cue_en = "c"
-metric = "bow_elbow_angle"
-phases = ["hold"]
-views = ["any"]
-"""
 
 
 def test_truncated_video_is_one_line_without_ffmpeg_noise(tmp_path):
@@ -86,7 +69,9 @@ def test_workers_zero_is_refused(tmp_path):
 )
 def test_pack_validator_refuses(tmp_path, extra, field):
     p = tmp_path / "p.toml"
-    body = RULE + extra if "thresholds" in extra else RULE + extra + "[rules.thresholds]\nenter_below = 150.0\n"
-    p.write_text(HEADER + body)
+    body = (
+        PACK_RULE + extra if "thresholds" in extra else PACK_RULE + extra + "[rules.thresholds]\nenter_below = 150.0\n"
+    )
+    p.write_text(PACK_HEAD + body)
     with pytest.raises(RulePackError, match=field):
         load_pack(p)
