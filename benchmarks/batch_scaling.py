@@ -141,9 +141,9 @@ def peak_rss_alone(path: Path) -> tuple[float, int, float]:
     )
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(None, 1, os.getpid())) as ex:
         res = ex.submit(analyse_task, job).result()
-    if not res["ok"]:
-        raise SystemExit(f"{path}: {res.get('error')}")
-    return res["maxrss_mb"], res["frames"], res["seconds"]
+    if not res.ok:
+        raise SystemExit(f"{path}: {res.error}")
+    return res.maxrss_mb, res.frames, res.seconds
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""Release-frame error per shot, pose only vs sound+pose (coach/audio.py).
+"""Release-frame error per shot, pose only vs sound+pose (coach/audio/).
 
     python benchmarks/release_timing.py                       # sample_videos/*.mp4 + ../shared/realpose/*.audio.json
     python benchmarks/release_timing.py --render clean_rh_3shots,fault_release   # render synth clips first

@@ -2,7 +2,7 @@
 
     Frame ─► PoseEstimator ─► PoseFrame ─► BodyStream (smoothing, SW units) ─► PhaseTracker ─► RuleEngine
                                                                               └─► FrameResult (live view)
-                                                          completed shot ─► ShotResult ─► listeners (store)
+                                                          completed shot ─► CompletedShot ─► listeners (recording)
 
 Recorded video uses the centred (zero-phase) smoother and live video the causal One-Euro filter; nothing
 else differs. Completed shots are handed to listeners the moment they complete, so a session store can
@@ -15,6 +15,8 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 
+import numpy as np
+
 from posture_rules.pack import Profile, RulePack, load_pack
 
 from .body_stream import BodyStream
@@ -25,9 +27,9 @@ from .landmarks import SIDES
 from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
-from .results import FrameResult, SessionReport, ShotResult
+from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
 
-ShotListener = Callable[[ShotResult, "Analyzer"], None]
+ShotListener = Callable[[CompletedShot], None]
 # A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
 LET_DOWN_NOTES = {
     "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
@@ -38,7 +40,7 @@ LET_DOWN_NOTES = {
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
 FrameListener = Callable[[FrameResult], None]
-# (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)
+# (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/)
 ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
 
 
@@ -174,17 +176,53 @@ class Analyzer:
             findings=findings,
             measures=measures,
             complete=sp.complete,
-            release_source=getattr(sp, "release_source", "pose"),
-            flight_time_s=getattr(sp, "flight_time_s", None),
-            hand_stayed=getattr(sp, "hand_stayed", False),
-            release_confidence=getattr(sp, "release_confidence", 1.0),
-            release_evidence=list(getattr(sp, "release_evidence", ())),
-            marks_confidence=dict(getattr(sp, "marks_confidence", None) or {}),
+            release_source=sp.release_source,
+            flight_time_s=sp.flight_time_s,
+            hand_stayed=sp.hand_stayed,
+            release_confidence=sp.release_confidence,
+            release_evidence=list(sp.release_evidence),
+            marks_confidence=dict(sp.marks_confidence),
         )
         self.shots.append(shot)
-        for listener in self.listeners:
-            listener(shot, self)
+        if self.listeners:
+            done = self._completed(shot)
+            for listener in self.listeners:
+                listener(done)
         return shot
+
+    def _completed(self, shot: ShotResult) -> CompletedShot:
+        """The shot with what its listeners keep of it, read from the engine's buffer while it still holds it."""
+        key_frames = key_frame_indices(shot)
+        landmarks: dict[int, np.ndarray] = {}
+        if key_frames:
+            want = set(key_frames.values())
+            for s in self.engine.samples_between(min(want), max(want)):
+                if s.body.index in want:
+                    xy = np.asarray(s.body.xy, dtype=np.float32)
+                    landmarks[s.body.index] = np.column_stack([xy, np.asarray(s.body.vis, np.float32)])
+        return CompletedShot(
+            shot, self.fps, self.width, self.height, self._shot_series(shot), key_frames, landmarks, self.handedness
+        )
+
+    def _shot_series(self, shot: ShotResult) -> Series | None:
+        """The frame metrics of the shot's rules over the shot (raise start → end), float32, one row per metric."""
+        names = list(self.engine.frame_metrics)
+        lo = next(
+            (f for f in (shot.raise_start_frame, shot.draw_start_frame, shot.anchor_frame) if f is not None), None
+        )
+        hi = shot.end_frame if shot.end_frame is not None else shot.release_frame
+        if not names or lo is None or hi is None:
+            return None
+        samples = self.engine.samples_between(lo, hi)
+        if not samples:
+            return None
+        start = samples[0].body.index
+        data = np.full((len(names), samples[-1].body.index - start + 1), np.nan, dtype=np.float32)
+        for s in samples:
+            j = s.body.index - start
+            for k, m in enumerate(names):
+                data[k, j] = s.values.get(m, np.nan)
+        return Series(start, names, self.engine.baseline_offsets(), data)
 
     def _phase_times(self, sp: ShotPhases) -> dict[str, float | None]:
         t = self._time_of.get

@@ -163,6 +163,10 @@ class RuleEngine:
     def samples_between(self, start: int, end: int) -> list[Sample]:
         return [s for s in self.buffer if start <= s.body.index <= end]
 
+    def baseline_offsets(self) -> dict[str, float]:
+        """The setup baseline of each metric judged relative to it (those without one yet are left out)."""
+        return {m: v for m, v in self._baseline_value.items() if not math.isnan(v)}
+
     def judge_shot(self, shot, view: str) -> tuple[list[Finding], dict[str, float]]:
         """Findings for every observable rule on a completed shot, and the shot's measures."""
         first = shot.raise_start_frame if shot.raise_start_frame is not None else shot.anchor_frame

@@ -33,7 +33,7 @@ def analyze_video(
 ) -> SessionReport:
     src = FrameSource(path)
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
-    # refined by the string's onset inside the window the pose allows (coach/audio.py).
+    # refined by the string's onset inside the window the pose allows (coach/audio/).
     cues = None
     if audio and src.is_file:
         from .audio import audio_cues

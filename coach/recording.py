@@ -8,26 +8,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
-import numpy as np
+from posture_rules.pack import Profile, parse_handedness
 
 from .errors import CoachError
-from .results import SessionReport, ShotResult
-from .store import Archer, KeyFrame, Series, Store, content_hash, default_db_path, normalize_name, schema
+from .results import CompletedShot, SessionReport
+from .store import Archer, KeyFrame, Store, content_hash, default_db_path, normalize_name, schema
 from .store.media import VideoFrameGrabber, encode_thumbnail
-
-
-def key_frame_indices(shot: ShotResult) -> dict[str, int]:
-    """Full draw: the middle of the hold (anchor → release); release: the release frame."""
-    out: dict[str, int] = {}
-    if shot.anchor_frame is not None:
-        end = shot.release_frame if shot.release_frame is not None else shot.end_frame
-        out["full_draw"] = (shot.anchor_frame + end) // 2 if end is not None else shot.anchor_frame
-    if shot.release_frame is not None:
-        out["release"] = shot.release_frame
-    return out
 
 
 class SessionRecorder:
@@ -59,35 +50,27 @@ class SessionRecorder:
         self._media_set = False
         self.shots_recorded = 0
 
-    def on_shot(self, shot: ShotResult, analyzer) -> None:
+    def on_shot(self, done: CompletedShot) -> None:
         if not self._media_set:
-            self.store.set_session_media(self.sid, analyzer.fps, analyzer.width, analyzer.height)
+            self.store.set_session_media(self.sid, done.fps, done.width, done.height)
             self._media_set = True
-        self.store.record_shot(
-            self.sid, shot, series=shot_series(analyzer, shot), key_frames=self._key_frames(analyzer, shot)
-        )
+        self.store.record_shot(self.sid, done.result, series=done.series, key_frames=self._key_frames(done))
         self.shots_recorded += 1
 
-    def _key_frames(self, analyzer, shot: ShotResult) -> list[KeyFrame]:
-        if self.grabber is None:
+    def _key_frames(self, done: CompletedShot) -> list[KeyFrame]:
+        if self.grabber is None or not done.key_frames:
             return []
-        want = key_frame_indices(shot)
         try:
-            images = self.grabber.grab(list(want.values()))
+            images = self.grabber.grab(list(done.key_frames.values()))
         except Exception:  # a key frame is a nicety; never lose the shot for it
             return []
-        samples = {s.body.index: s for s in analyzer.engine.samples_between(min(want.values()), max(want.values()))}
         out = []
-        for kind, i in want.items():
+        for kind, i in done.key_frames.items():
             img = images.get(i)
             if img is None:
                 continue
-            jpeg, scale = encode_thumbnail(img, analyzer.width)
-            s = samples.get(i)
-            lm = None
-            if s is not None:
-                lm = np.column_stack([np.asarray(s.body.xy, dtype=np.float32), np.asarray(s.body.vis, np.float32)])
-            out.append(KeyFrame(kind, i, scale, jpeg, lm))
+            jpeg, scale = encode_thumbnail(img, done.width)
+            out.append(KeyFrame(kind, i, scale, jpeg, done.landmarks.get(i)))
         return out
 
     def finish(self, report: SessionReport) -> None:
@@ -99,108 +82,169 @@ class SessionRecorder:
             self.grabber.close()
 
 
-def shot_series(analyzer, shot: ShotResult) -> Series | None:
-    """The frame metrics of the shot's rules over the shot (raise start → end), float32, one row per metric."""
-    engine = analyzer.engine
-    names = list(getattr(engine, "frame_metrics", ()))
-    lo = next((f for f in (shot.raise_start_frame, shot.draw_start_frame, shot.anchor_frame) if f is not None), None)
-    hi = shot.end_frame if shot.end_frame is not None else shot.release_frame
-    if not names or lo is None or hi is None:
-        return None
-    samples = engine.samples_between(lo, hi)
-    if not samples:
-        return None
-    start = samples[0].body.index
-    n = samples[-1].body.index - start + 1
-    data = np.full((len(names), n), np.nan, dtype=np.float32)
-    for s in samples:
-        j = s.body.index - start
-        for k, m in enumerate(names):
-            data[k, j] = s.values.get(m, np.nan)
-    offsets = {}
-    for m, q in getattr(engine, "_baseline", {}).items():
-        if q:
-            offsets[m] = float(np.median(q))
-    return Series(start, names, offsets, data)
+# ---- one way to record an analysis for an archer --------------------------------------------------------
+class Recorder(Protocol):
+    """What every entry point records through (`open_recording`): a shot listener, then `finish(report)` at the
+    end of the analysis, and `close()` always. `sid` is the session id once something has been written."""
+
+    @property
+    def sid(self) -> int | None: ...
+
+    def on_shot(self, done: CompletedShot) -> None: ...
+
+    def finish(self, report: SessionReport) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileChoice:
+    """The profile fields given for this recording (None: not given). Given fields are saved to the archer when
+    the recording first writes; the rest come from the archer's saved profile (`resolve_profile`)."""
+
+    handedness: str | None = None
+    draw_style: str | None = None
+    tolerance: str | None = None
+
+    @classmethod
+    def from_args(cls, args) -> ProfileChoice:
+        """The command line's profile flags (`coach.cli.common.add_profile_args`) that differ from the defaults."""
+        hand = getattr(args, "handedness", None)
+        draw = getattr(args, "draw_style", None)
+        tol = getattr(args, "tolerance", None)
+        return cls(
+            handedness=parse_handedness(hand),
+            draw_style=None if draw in (None, "mediterranean") else draw,
+            tolerance=None if tol in (None, "club") else tol,
+        )
+
+    def given(self) -> dict[str, str]:
+        return {k: v for k in ("handedness", "draw_style", "tolerance") if (v := getattr(self, k)) is not None}
+
+
+def resolve_profile(saved: Archer | None, choice: ProfileChoice) -> Profile:
+    """The one rule for the profile an analysis runs with: the archer's saved profile (a new archer: the
+    defaults) with the fields given for this recording in its place."""
+    base = saved.profile() if saved is not None else Profile()
+    return replace(base, **choice.given())
+
+
+def ensure_archer(store: Store, name: str, choice: ProfileChoice = ProfileChoice()) -> tuple[Archer, Profile]:
+    """On an open, writable store (batch runs): the archer, created if new, with the given fields saved, and the
+    profile to analyse with (`resolve_profile`)."""
+    archer = store.ensure_archer(name, **choice.given())
+    return archer, resolve_profile(archer, ProfileChoice())
+
+
+@dataclass(frozen=True, slots=True)
+class ArcherRecording:
+    """An archer whose analyses will be recorded into the store at `db`, checked up front (`open_archer`)."""
+
+    db: Path
+    name: str
+    choice: ProfileChoice
+    profile: Profile
+
+    def recorder(
+        self,
+        source: str,
+        pack,
+        *,
+        grabber=None,
+        chash: str | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> DeferredRecorder:
+        """A recorder for one session of `source`; it writes nothing until there is something to keep."""
+        return DeferredRecorder(self, source, pack, grabber=grabber, chash=chash, on_start=on_start)
+
+
+def open_archer(db: str | os.PathLike | None, name: str, choice: ProfileChoice = ProfileChoice()) -> ArcherRecording:
+    """Check the store and read the archer's saved profile now, read-only, so a damaged or read-only store is
+    reported before a long analysis (or before the camera opens) rather than after it."""
+    path = default_db_path(db)
+    saved = None
+    if path.exists() and not schema.writable(path):  # read-only media: say so before the analysis
+        raise CoachError(path, "is read-only (read-only media or permissions); nothing can be recorded")
+    if path.exists() and path.stat().st_size > 0:
+        with Store.open(path, create=False, readonly=True) as store:
+            saved = store.archer(name)
+    name = normalize_name(name)  # an empty name fails now, not after the analysis
+    return ArcherRecording(path, name, choice, resolve_profile(saved, choice))
+
+
+def open_recording(
+    db: str | os.PathLike | None,
+    archer: str,
+    source: str,
+    pack,
+    choice: ProfileChoice = ProfileChoice(),
+    **recorder_options,
+) -> tuple[Recorder, Profile]:
+    """Open a recording of `source` for `archer`: returns the recorder (a shot listener) and the profile to
+    analyse with. Every entry point that records goes through here (or `open_archer` when it records several
+    sessions, as live coaching does)."""
+    who = open_archer(db, archer, choice)
+    return who.recorder(source, pack, **recorder_options), who.profile
 
 
 class DeferredRecorder:
-    """`coach analyze --archer`'s recorder. Nothing is written — not the archer, not the session — until the
+    """A `SessionRecorder` that starts on demand. Nothing is written — not the archer, not the session — until the
     input has proved readable: the first shot, or a finished analysis that saw a person. An empty, text or
-    audio-only file, or a video with nobody in it, leaves the store byte-identical.
+    audio-only file, or a video with nobody in it, leaves the store byte-identical. The store connection is
+    opened where the first shot arrives (SQLite connections belong to one thread: live analysis threads)."""
 
-    The store is checked (and the archer's saved profile read) up front, read-only, so a damaged store is
-    reported before a long analysis rather than after it."""
-
-    def __init__(self, args, pack, profile, source: str):
-        self.db = default_db_path(args.db)
-        self.pack = pack
+    def __init__(self, who: ArcherRecording, source: str, pack, *, grabber=None, chash=None, on_start=None):
+        self.who = who
         self.source = source
-        self.fields = {
-            "handedness": profile.handedness,
-            "draw_style": args.draw_style if args.draw_style != "mediterranean" else None,
-            "tolerance": args.tolerance if args.tolerance != "club" else None,
-        }
-        self.name = args.archer
-        saved = None
-        if self.db.exists() and not schema.writable(self.db):  # read-only media: say so before the analysis
-            raise CoachError(self.db, "is read-only (read-only media or permissions); nothing can be recorded")
-        if self.db.exists() and self.db.stat().st_size > 0:
-            with Store.open(self.db, create=False, readonly=True) as store:
-                saved = store.archer(args.archer)
-        else:
-            normalize_name(args.archer)  # an empty name fails now, not after the analysis
-        base = saved.profile() if saved is not None else type(profile)()
-        given = {k: v for k, v in self.fields.items() if v is not None}
-        self.profile = replace(base, **given)
-        self.rec = None
+        self.pack = pack
+        self.grabber = grabber
+        self.chash = chash
+        self._on_start = on_start  # told the session id when the session is first written
+        self.rec: SessionRecorder | None = None
 
     @property
-    def sid(self):
+    def profile(self) -> Profile:
+        return self.who.profile
+
+    @property
+    def sid(self) -> int | None:
         return self.rec.sid if self.rec else None
 
     @property
-    def archer(self):
+    def archer(self) -> Archer | None:
         return self.rec.archer if self.rec else None
 
     @property
-    def store(self):
+    def store(self) -> Store | None:
         return self.rec.store if self.rec else None
 
-    def _start(self):
-        store = Store.open(self.db)
+    def _start(self) -> SessionRecorder:
+        who = self.who
+        store = Store.open(who.db)
         try:
-            archer = store.ensure_archer(self.name, **self.fields)
-            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile)
+            archer = store.ensure_archer(who.name, **who.choice.given())
+            self.rec = SessionRecorder(
+                store, archer, self.source, self.pack, who.profile, grabber=self.grabber, chash=self.chash
+            )
         except sqlite3.DatabaseError as e:
             store.close()
             raise CoachError(store.path, f"database error ({e})") from None
         except BaseException:
             store.close()
             raise
+        if self._on_start is not None:
+            self._on_start(self.rec.sid)
         return self.rec
 
-    def on_shot(self, shot, analyzer) -> None:
-        (self.rec or self._start()).on_shot(shot, analyzer)
+    def on_shot(self, done: CompletedShot) -> None:
+        (self.rec or self._start()).on_shot(done)
 
-    def finish(self, report) -> None:
+    def finish(self, report: SessionReport) -> None:
         if self.rec is None and (report.frame_count == 0 or report.frames_with_person == 0):
-            return  # nothing analysable: require_person says so, and the store stays as it was
+            return  # nothing analysable: the caller says so, and the store stays as it was
         (self.rec or self._start()).finish(report)
 
     def close(self) -> None:
         if self.rec is not None:
             self.rec.close()
             self.rec.store.close()
-
-
-def start_recording(args, pack, profile, source: str):
-    """For `coach analyze --archer`: check the store and the source, and read the archer's profile (profile
-    flags given on the command line are saved to the archer; otherwise the archer's saved profile is used).
-    Returns (recorder, the profile to analyse with); the recorder writes only once there is something to keep."""
-    from .safe_io import require_regular_file
-
-    if "://" not in str(source):
-        require_regular_file(source, "video or pose-track file")
-    rec = DeferredRecorder(args, pack, profile, source)
-    return rec, rec.profile

@@ -7,7 +7,9 @@ Keep the JSON stable: extend it, never rename a field.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import numpy as np
 
 SESSION_SCHEMA = "coach.session/1"
 
@@ -119,6 +121,29 @@ class ShotResult:
     def faults(self) -> list[Finding]:
         return [f for f in self.findings if f.verdict == FAULT]
 
+    @classmethod
+    def from_json(cls, s: dict, fps: float) -> ShotResult:
+        """`to_json`'s inverse, for a shot of a report at `fps` (stored reports, the store's shots)."""
+        return cls(
+            index=s["index"],
+            raise_start_frame=s.get("raise_start_frame"),
+            draw_start_frame=s.get("draw_start_frame"),
+            anchor_frame=s.get("anchor_frame"),
+            release_frame=s.get("release_frame"),
+            end_frame=s.get("end_frame"),
+            fps=fps,
+            times_s=s.get("phase_times_s") or {},
+            findings=[finding_from_json(f) for f in s.get("findings", [])],
+            measures=s.get("measures") or {},
+            complete=s.get("complete", True),
+            release_source=s.get("release_source", "pose"),
+            flight_time_s=s.get("flight_time_s"),
+            hand_stayed=s.get("hand_stayed", False),
+            release_confidence=s.get("release_confidence", 1.0),
+            release_evidence=s.get("release_evidence") or [],
+            marks_confidence=s.get("marks_confidence") or {},
+        )
+
     def to_json(self) -> dict:
         return {
             "index": self.index,
@@ -160,6 +185,31 @@ class SessionReport:
     notes: list[str] = field(default_factory=list)
     complete: bool = True
     meta: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, d: dict) -> SessionReport:
+        """`to_json`'s inverse; fields an older report lacks take their defaults."""
+        fps = d.get("fps") or 30.0
+        cons = d.get("consistency") or {}
+        return cls(
+            source=d.get("source", ""),
+            fps=fps,
+            frame_count=d.get("frame_count") or 0,
+            width=d.get("width") or 0,
+            height=d.get("height") or 0,
+            handedness=d.get("handedness") or "unknown",
+            handedness_source=d.get("handedness_source", "unknown"),
+            view=d.get("view") or "unknown",
+            view_confidence=d.get("view_confidence") or 0.0,
+            rule_pack=d.get("rule_pack") or {"id": "?", "version": "?"},
+            profile=d.get("profile") or {},
+            shots=[ShotResult.from_json(s, fps) for s in d.get("shots", [])],
+            consistency=[finding_from_json(f) for f in cons.get("findings", [])],
+            consistency_measures=cons.get("measures") or {},
+            frames_with_person=d.get("frames_with_person", 0),
+            notes=list(d.get("notes") or []),
+            complete=d.get("complete", True),
+        )
 
     def to_json(self) -> dict:
         return {
@@ -205,5 +255,42 @@ def finding_from_json(d: dict) -> Finding:
     return Finding(**{k: d.get(k) for k in Finding.__slots__ if k in d})
 
 
-def asdict_safe(obj) -> dict:
-    return asdict(obj)
+# ---- what a shot listener is handed ---------------------------------------------------------------------
+@dataclass(slots=True)
+class Series:
+    """Per-frame values of the pack's frame metrics over one shot (raise start → end)."""
+
+    start_frame: int
+    names: list[str]
+    offsets: dict[str, float]  # the setup baseline of metrics judged relative to it
+    data: np.ndarray  # (len(names), n_frames) float32, NaN = not measurable
+
+    def frames(self) -> np.ndarray:
+        return np.arange(self.start_frame, self.start_frame + self.data.shape[1])
+
+
+def key_frame_indices(shot: ShotResult) -> dict[str, int]:
+    """Full draw: the middle of the hold (anchor → release); release: the release frame."""
+    out: dict[str, int] = {}
+    if shot.anchor_frame is not None:
+        end = shot.release_frame if shot.release_frame is not None else shot.end_frame
+        out["full_draw"] = (shot.anchor_frame + end) // 2 if end is not None else shot.anchor_frame
+    if shot.release_frame is not None:
+        out["release"] = shot.release_frame
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CompletedShot:
+    """What a shot listener is handed the moment a shot completes: the judged shot, the per-frame series of the
+    pack's frame metrics over it, and the landmarks at its key frames — everything a recorder keeps, so no
+    listener reaches into the analyzer."""
+
+    result: ShotResult
+    fps: float
+    width: int
+    height: int
+    series: Series | None
+    key_frames: dict[str, int]  # kind (full_draw, release) -> frame index (`key_frame_indices`)
+    landmarks: dict[int, np.ndarray]  # key frame index -> (33, 3) float32: x, y in source pixels, visibility
+    handedness: str | None = None  # the draw hand as the analysis knows it at this shot (None: not yet known)

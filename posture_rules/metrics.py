@@ -179,11 +179,6 @@ class ShotFrames:
         return None
 
 
-def _rel_wrist(bodies: list, name: str) -> np.ndarray:
-    """Wrist positions relative to the draw shoulder, in SW: cancels a panning camera."""
-    return np.array([(b.p(name) - b.p("draw_shoulder")) / b.sw for b in bodies])
-
-
 @metric("draw_time", "shot", "s")
 def draw_time(shot: ShotFrames) -> float:
     """Time from draw start to full draw (引弓不得急…不得緩). A draw start on (or after) the anchor frame

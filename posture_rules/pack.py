@@ -29,6 +29,11 @@ PHASES = ("setup", "raise", "draw", "full_draw", "hold", "release", "follow_thro
 VIEWS = ("face-on", "down-line", "high", "other", "any")
 SEVERITIES = ("minor", "major", "critical")
 THRESHOLD_KEYS = ("enter_above", "exit_above", "enter_below", "exit_below")
+# The draw hand. One type everywhere: "right", "left", or None while it is not known (detected from the hand
+# that goes to the face). Where a person chooses or reads it, None is written "auto" (profiles, --handedness);
+# a session report writes what was detected, "unknown" when nothing was (`parse_handedness` reads all three).
+HANDS = ("right", "left")
+AUTO = "auto"
 DRAW_STYLES = ("thumb", "mediterranean")
 DEFAULT_PACK = Path(__file__).parent / "packs" / "shejing.toml"
 
@@ -131,18 +136,53 @@ def _parse_thresholds(path: Path, rid: str, th, where: str = "thresholds") -> Th
     tvals = {k: _number(path, rid, f"{where}.{k}", v) for k, v in th.items()}
     if "enter_above" not in tvals and "enter_below" not in tvals:
         raise _fail(path, "needs enter_above and/or enter_below", rid, where)
-    # Exit defaults to enter (no hysteresis); an exit beyond its enter would make a flag impossible to clear.
-    for side, sign in (("above", 1), ("below", -1)):
+    # Exit defaults to enter (no hysteresis).
+    for side in ("above", "below"):
         if f"enter_{side}" in tvals:
             tvals.setdefault(f"exit_{side}", tvals[f"enter_{side}"])
-            if sign * (tvals[f"exit_{side}"] - tvals[f"enter_{side}"]) > 0:
-                raise _fail(path, f"exit_{side} must not lie beyond enter_{side}", rid, f"{where}.exit_{side}")
-        elif f"exit_{side}" in tvals:
-            raise _fail(path, f"exit_{side} without enter_{side}", rid, f"{where}.exit_{side}")
-    # Both sides given: the band between them is what passes; inverted, every value would be a fault.
-    if "enter_above" in tvals and "enter_below" in tvals and tvals["enter_below"] >= tvals["enter_above"]:
-        raise _fail(path, "enter_below must be less than enter_above (inverted thresholds)", rid, where)
+    problem = threshold_problem(tvals)
+    if problem is not None:
+        fld = f"{where}.{problem.key}" if problem.code in ("exit_beyond_enter", "exit_without_enter") else where
+        raise _fail(path, problem.english(), rid, fld)
     return Thresholds(**tvals)
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdProblem:
+    """Why a set of thresholds cannot work: `code` and the threshold `key` it is about, for each reader to word
+    in their language (the pack loader in English, the dashboard's rulebook from its i18n table)."""
+
+    code: str  # not_finite | exit_beyond_enter | exit_without_enter | inverted_band
+    key: str
+
+    def english(self) -> str:
+        side = self.key.rpartition("_")[2]
+        return {
+            "not_finite": f"{self.key} must be a finite number",
+            "exit_beyond_enter": f"exit_{side} must not lie beyond enter_{side}",
+            "exit_without_enter": f"exit_{side} without enter_{side}",
+            "inverted_band": "enter_below must be less than enter_above (inverted thresholds)",
+        }[self.code]
+
+
+def threshold_problem(values: dict[str, float | None], *, override: bool = False) -> ThresholdProblem | None:
+    """The one threshold validator (pack loader and the dashboard's overrides alike): every value finite; an
+    exit beyond its enter would make a fault impossible to clear; an exit needs its enter (not in an
+    `override`, which keeps the rule's own); and with both sides given the band between them is what passes —
+    inverted, every value would be a fault. None: they work."""
+    v = {k: x for k, x in values.items() if x is not None}
+    for k, x in v.items():
+        if not math.isfinite(x):
+            return ThresholdProblem("not_finite", k)
+    for side, sign in (("above", 1), ("below", -1)):
+        enter, exit_ = f"enter_{side}", f"exit_{side}"
+        if enter in v and exit_ in v and sign * (v[exit_] - v[enter]) > 0:
+            return ThresholdProblem("exit_beyond_enter", exit_)
+        if exit_ in v and enter not in v and not override:
+            return ThresholdProblem("exit_without_enter", exit_)
+    if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
+        return ThresholdProblem("inverted_band", "enter_below")
+    return None
 
 
 def _fail(path: Path, problem: str, rule: str | None = None, fld: str | None = None) -> RulePackError:
@@ -282,16 +322,30 @@ class Profile:
     overrides: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))  # rule id -> {key: value}
 
     def __post_init__(self):
-        if self.handedness not in (None, "right", "left"):
+        if self.handedness not in (None, *HANDS):
             raise ValueError(f"handedness must be right, left or auto, not {self.handedness!r}")
+        if not isinstance(self.overrides, MappingProxyType):  # frozen: a plain dict given is copied and frozen
+            frozen = MappingProxyType({k: dict(v) for k, v in dict(self.overrides).items()})
+            object.__setattr__(self, "overrides", frozen)
         if self.tolerance not in TOLERANCE:
             raise ValueError(f"tolerance must be one of {', '.join(TOLERANCE)}, not {self.tolerance!r}")
         if self.draw_style not in DRAW_STYLES:
             raise ValueError(f"draw style must be one of {', '.join(DRAW_STYLES)}, not {self.draw_style!r}")
 
+    @classmethod
+    def from_json(cls, d: dict) -> Profile:
+        """`to_json`'s inverse (also reads an archer's stored fields); missing fields take the defaults. A value
+        that is not a profile's raises ValueError."""
+        return cls(
+            handedness=parse_handedness(d.get("handedness")),
+            draw_style=d.get("draw_style", "mediterranean"),
+            tolerance=d.get("tolerance", "club"),
+            overrides=MappingProxyType({k: dict(v) for k, v in (d.get("overrides") or {}).items()}),
+        )
+
     def to_json(self) -> dict:
         return {
-            "handedness": self.handedness or "auto",
+            "handedness": self.handedness or AUTO,
             "draw_style": self.draw_style,
             "tolerance": self.tolerance,
             "overrides": {k: dict(v) for k, v in self.overrides.items()},
@@ -314,3 +368,12 @@ class Profile:
                 r = replace(r, thresholds=th)
             rules.append(r)
         return replace(pack, rules=tuple(rules))
+
+
+def parse_handedness(text: str | None) -> str | None:
+    """ "right" and "left" as they are; None, "", "auto" (a profile's word) and "unknown" (a report's) are None."""
+    if text in (None, "", AUTO, "unknown"):
+        return None
+    if text not in HANDS:
+        raise ValueError(f"handedness must be right, left or auto, not {text!r}")
+    return text

@@ -1,4 +1,4 @@
-"""The release by ear (coach/audio.py): sound-tracked synthetic clips, stream offsets, the real05 envelope."""
+"""The release by ear (coach/audio/): sound-tracked synthetic clips, stream offsets, the real05 envelope."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The audio path's memory is flat in the track's length: envelopes computed while decoding (coach/audio.py)."""
+"""The audio path's memory is flat in the track's length: envelopes computed while decoding (coach/audio/)."""
 
 from __future__ import annotations
 

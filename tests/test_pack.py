@@ -122,3 +122,28 @@ def test_bundled_pack_lists_every_rule_of_the_brief():
     hidden = {r.name_zh for r in pack.rules if not r.observable}
     assert {"不齊所弦", "脫弝", "弰子大", "弓惡右傾", "靡其弰", "後手約", "後手偃、後手捲"} <= hidden
     assert all(r.needs for r in pack.rules if not r.observable)
+
+
+def test_profile_round_trips_through_json_and_reads_every_spelling_of_handedness():
+    from posture_rules.pack import Profile, parse_handedness
+
+    p = Profile(handedness="left", draw_style="thumb", tolerance="elite", overrides={"kan_shou": {"enter_above": 9.0}})
+    assert Profile.from_json(p.to_json()) == p
+    assert Profile.from_json({}) == Profile()
+    assert [parse_handedness(h) for h in (None, "", "auto", "unknown", "right", "left")] == [None] * 4 + [
+        "right",
+        "left",
+    ]
+    with pytest.raises(ValueError):
+        parse_handedness("both")
+
+
+def test_one_threshold_validator_for_packs_and_overrides():
+    from posture_rules.pack import threshold_problem
+
+    assert threshold_problem({"enter_above": 10.0, "exit_above": 8.0}) is None
+    assert threshold_problem({"enter_above": 10.0, "exit_above": 12.0}).key == "exit_above"
+    assert threshold_problem({"enter_below": 5.0, "enter_above": 4.0}).code == "inverted_band"
+    assert threshold_problem({"exit_below": 1.0}).code == "exit_without_enter"
+    assert threshold_problem({"exit_below": 1.0}, override=True) is None  # an override keeps the rule's enter
+    assert threshold_problem({"enter_above": float("nan")}).code == "not_finite"

@@ -18,7 +18,7 @@ import pytest
 from coach.cli import main
 from coach.errors import CoachError
 from coach.recording import SessionRecorder
-from coach.results import Finding, SessionReport, ShotResult
+from coach.results import CompletedShot, Finding, SessionReport, ShotResult
 from coach.store import APPLICATION_ID, SCHEMA_VERSION, KeyFrame, Series, Store
 from posture_rules.pack import Profile, load_pack
 
@@ -100,18 +100,9 @@ def _report(n: int) -> SessionReport:
     )
 
 
-class _FakeAnalyzer:
-    """What SessionRecorder.on_shot reads of an Analyzer."""
-
-    fps, width, height = 30.0, 640, 360
-
-    class engine:  # noqa: N801 - mimics the attribute
-        frame_metrics = ("draw_elbow_elevation",)
-        _baseline: dict = {}
-
-        @staticmethod
-        def samples_between(a, b):
-            return []
+def _done(shot: ShotResult) -> CompletedShot:
+    """A completed shot as the analyzer hands it to its listeners (no series, no key frames)."""
+    return CompletedShot(shot, 30.0, 640, 360, None, {}, {})
 
 
 def _counts(db: Path) -> dict[str, int]:
@@ -285,10 +276,10 @@ def test_each_shot_is_committed_when_it_completes_and_rerecording_replaces(tmp_p
     pack = load_pack()
     with Store.open(db) as store:
         rec = SessionRecorder(store, "مريم", clip, pack, Profile(), grabber=None)
-        rec.on_shot(_shot(0), _FakeAnalyzer())
+        rec.on_shot(_done(_shot(0)))
         # visible to another connection at once: committed, not pending
         assert _counts(db)["shots"] == 1
-        rec.on_shot(_shot(1), _FakeAnalyzer())
+        rec.on_shot(_done(_shot(1)))
         assert _counts(db)["shots"] == 2
         assert store.session(rec.sid)["complete"] is False
         assert store.completed_session(rec.archer.id, rec.chash, pack) is None
@@ -297,14 +288,14 @@ def test_each_shot_is_committed_when_it_completes_and_rerecording_replaces(tmp_p
         rec2 = SessionRecorder(store, "مريم", clip, pack, Profile(), grabber=None)
         assert rec2.sid == rec.sid
         for i in range(3):
-            rec2.on_shot(_shot(i, "pass"), _FakeAnalyzer())
+            rec2.on_shot(_done(_shot(i, "pass")))
         rec2.finish(_report(3))
         s = store.session(rec.sid)
         assert s["complete"] is True and s["report"]["schema"] == "coach.session/1"
         assert store.completed_session(rec.archer.id, rec.chash, pack) == rec.sid
         # a shorter re-analysis drops the surplus shots
         rec3 = SessionRecorder(store, "مريم", clip, pack, Profile(), grabber=None)
-        rec3.on_shot(_shot(0), _FakeAnalyzer())
+        rec3.on_shot(_done(_shot(0)))
         rec3.finish(_report(1))
     counts = _counts(db)
     assert counts["sessions"] == 1 and counts["archers"] == 1 and counts["shots"] == 1

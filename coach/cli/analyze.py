@@ -56,9 +56,13 @@ def cmd_analyze(args) -> int:
         prepare_output(args.save_pose, args.force, {**protect, **also})
     recorder = None
     if args.archer:  # record into the session store as the analysis goes (coach/recording.py)
-        from ..recording import start_recording
+        from ..recording import ProfileChoice, open_recording
+        from ..safe_io import require_regular_file
 
-        recorder, profile = start_recording(args, pack, profile, source)
+        if "://" not in str(source):
+            require_regular_file(source, "video or pose-track file")
+        # profile flags given here are saved to the archer; otherwise the archer's saved profile is used
+        recorder, profile = open_recording(args.db, args.archer, source, pack, ProfileChoice.from_args(args))
     listeners = [recorder.on_shot] if recorder else []
     try:
         if args.pose_track:

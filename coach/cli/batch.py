@@ -1,4 +1,4 @@
-"""`coach batch`: analyse every video under some folders, in parallel, into the session store (coach/batch.py)."""
+"""`coach batch`: analyse every video under some folders, in parallel, into the session store (coach/batch/)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,8 @@ def check_out(out: str, force: bool, db: str | None):
 
 
 def cmd_batch(args) -> int:
+    from posture_rules.pack import parse_handedness
+
     from ..batch import FAILED, BatchOptions, format_summary, run_batch, summary_csv
 
     if args.address and args.engine != "ray":
@@ -90,7 +92,7 @@ def cmd_batch(args) -> int:
     if args.out:
         check_out(args.out, args.force, args.db)
     overrides = {}
-    if args.handedness not in (None, "auto"):
+    if parse_handedness(args.handedness) is not None:
         overrides["handedness"] = args.handedness
     if args.draw_style is not None:
         overrides["draw_style"] = args.draw_style

@@ -28,10 +28,9 @@ def add_db_arg(p: argparse.ArgumentParser) -> None:
 
 def profile_from_args(args):
     """The profile the command line asks for (see `add_profile_args`)."""
-    from posture_rules.pack import Profile
+    from posture_rules.pack import Profile, parse_handedness
 
-    hand = None if args.handedness == "auto" else args.handedness
-    return Profile(handedness=hand, draw_style=args.draw_style, tolerance=args.tolerance)
+    return Profile(handedness=parse_handedness(args.handedness), draw_style=args.draw_style, tolerance=args.tolerance)
 
 
 def protected_paths(args, source: str | None) -> dict[Path, str]:

@@ -8,53 +8,6 @@ from ..errors import CoachError
 from .common import add_db_arg, open_store, print_safe
 
 
-def _report_from_json(d: dict):
-    from ..results import SessionReport, ShotResult, finding_from_json
-
-    shots = [
-        ShotResult(
-            index=s["index"],
-            raise_start_frame=s.get("raise_start_frame"),
-            draw_start_frame=s.get("draw_start_frame"),
-            anchor_frame=s.get("anchor_frame"),
-            release_frame=s.get("release_frame"),
-            end_frame=s.get("end_frame"),
-            fps=d.get("fps") or 30.0,
-            times_s=s.get("phase_times_s") or {},
-            findings=[finding_from_json(f) for f in s.get("findings", [])],
-            measures=s.get("measures") or {},
-            complete=s.get("complete", True),
-            release_source=s.get("release_source", "pose"),
-            flight_time_s=s.get("flight_time_s"),
-            hand_stayed=s.get("hand_stayed", False),
-            release_confidence=s.get("release_confidence", 1.0),
-            release_evidence=s.get("release_evidence") or [],
-            marks_confidence=s.get("marks_confidence") or {},
-        )
-        for s in d.get("shots", [])
-    ]
-    cons = d.get("consistency") or {}
-    return SessionReport(
-        source=d.get("source", ""),
-        fps=d.get("fps") or 30.0,
-        frame_count=d.get("frame_count") or 0,
-        width=d.get("width") or 0,
-        height=d.get("height") or 0,
-        handedness=d.get("handedness") or "unknown",
-        handedness_source=d.get("handedness_source", "unknown"),
-        view=d.get("view") or "unknown",
-        view_confidence=d.get("view_confidence") or 0.0,
-        rule_pack=d.get("rule_pack") or {"id": "?", "version": "?"},
-        profile=d.get("profile") or {},
-        shots=shots,
-        consistency=[finding_from_json(f) for f in cons.get("findings", [])],
-        consistency_measures=cons.get("measures") or {},
-        frames_with_person=d.get("frames_with_person", 0),
-        notes=list(d.get("notes") or []),
-        complete=d.get("complete", True),
-    )
-
-
 def _session_id(sid: int) -> int:
     """SQLite integers are 64-bit; a larger id is simply not there (and must not overflow into a traceback)."""
     if not 0 < sid < 2**63:
@@ -81,6 +34,7 @@ def cmd_sessions(args) -> int:
 def cmd_show(args) -> int:
     from ..report.data import gather
     from ..report.tabular import report_json
+    from ..results import SessionReport
     from ..summary import format_report
 
     with open_store(args.db, readonly=True) as store:
@@ -90,7 +44,7 @@ def cmd_show(args) -> int:
         f"Session {s['id']} · {d.archer.name} · {s['started_at']} → {s['finished_at'] or '—'} · "
         + ("complete" if s["complete"] else f"INCOMPLETE ({len(d.shots)} completed shots recorded)")
     )
-    print_safe(format_report(_report_from_json(report_json(d)), d.pack))
+    print_safe(format_report(SessionReport.from_json(report_json(d)), d.pack))
     if d.annotations:
         print_safe("\nCoach's notes:")
         for a in d.annotations:

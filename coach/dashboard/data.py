@@ -5,12 +5,13 @@ tables and the rulebook with an archer's effective thresholds."""
 from __future__ import annotations
 
 import math
-from types import MappingProxyType, SimpleNamespace
+from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 
 from posture_rules.metrics import METRICS
-from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
+from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshold_problem
 
 from ..phases import phase_windows
 from ..report.data import latest_actions, local_time
@@ -23,10 +24,7 @@ TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
 
 def archer_names(store) -> list[str]:
     """Every archer in the store, sessions or not."""
-    listing = getattr(store, "archers", None)
-    if callable(listing):
-        return sorted(a.name if hasattr(a, "name") else a["name"] for a in listing())
-    return [n for (n,) in store.conn.execute("SELECT name FROM archers ORDER BY name")]
+    return store.archer_names()
 
 
 def rule_name(pack: RulePack, rid: str, lang: str) -> str:
@@ -321,21 +319,19 @@ def threshold_values(rule: Rule) -> dict[str, float]:
 def check_override(values: dict[str, float], lang: str = "en") -> str | None:
     """Why these thresholds cannot work, or None, in `lang`. The same rules as the pack loader: an exit beyond
     its enter would make a fault impossible to clear, and a band must leave room between below and above."""
-    v = {k: x for k, x in values.items() if x is not None}
+    problem = threshold_problem(values, override=True)
 
     def name(k: str) -> str:
         return t(f"th_{k}", lang)
 
-    for k, x in v.items():
-        if not math.isfinite(x):
-            return t("bad_number", lang, what=name(k))
-    if "enter_above" in v and "exit_above" in v and v["exit_above"] > v["enter_above"]:
-        return t("bad_exit_above", lang, exit=name("exit_above"), enter=name("enter_above"))
-    if "enter_below" in v and "exit_below" in v and v["exit_below"] < v["enter_below"]:
-        return t("bad_exit_below", lang, exit=name("exit_below"), enter=name("enter_below"))
-    if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
-        return t("bad_band", lang, low=name("enter_below"), high=name("enter_above"))
-    return None
+    if problem is None:
+        return None
+    if problem.code == "not_finite":
+        return t("bad_number", lang, what=name(problem.key))
+    if problem.code == "exit_beyond_enter":
+        side = problem.key.rpartition("_")[2]
+        return t(f"bad_exit_{side}", lang, exit=name(f"exit_{side}"), enter=name(f"enter_{side}"))
+    return t("bad_band", lang, low=name("enter_below"), high=name("enter_above"))
 
 
 def with_override(overrides: dict, rid: str, values: dict[str, float] | None) -> dict:
@@ -349,9 +345,4 @@ def with_override(overrides: dict, rid: str, values: dict[str, float] | None) ->
 
 
 def profile_with(profile: Profile, overrides: dict) -> Profile:
-    return Profile(
-        handedness=profile.handedness,
-        draw_style=profile.draw_style,
-        tolerance=profile.tolerance,
-        overrides=MappingProxyType({k: dict(v) for k, v in overrides.items()}),
-    )
+    return replace(profile, overrides=overrides)  # Profile freezes a copy of them

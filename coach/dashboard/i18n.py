@@ -282,11 +282,6 @@ TEXT: dict[str, tuple[str, str]] = {
         "即時視圖：用網路攝影機邊射邊看姿勢與病。",
         "Live view: see posture and faults from a webcam while shooting.",
     ),
-    "live_missing": (
-        "即時模組（coach.live）尚未安裝；完成後會在此頁出現。現在可用「分析」頁分析錄影。",
-        "The live module (coach.live) is not available yet; it plugs into this page. Meanwhile, analyse a "
-        "recording on the Analyze page.",
-    ),
     # live page (coach/live/dashboard.py)
     "live_mode": ("攝影機", "Camera"),
     "live_mode_machine": ("本機攝影機／影片", "This computer's camera / a video"),

@@ -25,7 +25,7 @@ from ..capture import FrameSource
 from ..errors import CoachError
 from ..overlay import PoseView
 from ..pipeline import require_person
-from ..recording import SessionRecorder
+from ..recording import ProfileChoice, open_archer
 from ..render import analyze_with_poses, draw_video
 from ..results import SessionReport
 from ..safe_io import os_problem
@@ -257,31 +257,20 @@ def analyze_into_store(
         FrameSource(video).close()  # a video that cannot be read creates no archer and no session
     except CoachError as e:
         raise CoachError(shown, e.problem) from None
-    with settings.store() as store:
-        if archer.new or store.archer(archer.name) is None:
-            rec_archer = store.ensure_archer(
-                archer.name, handedness=archer.handedness, draw_style=archer.draw_style, tolerance=archer.tolerance
-            )
-        else:
-            rec_archer = store.archer(archer.name)
-        profile = rec_archer.profile()
-        recorder = SessionRecorder(store, rec_archer, video, pack, profile)
-        if on_session is not None:  # the review can now say "analysing…" for this session, not "incomplete"
-            on_session(recorder.sid)
-        try:
-            report, poses = analyze_with_poses(
-                video, pack=pack, profile=profile, on_shot=[recorder.on_shot], progress=progress
-            )
-            try:
-                require_person(report, shown)
-            except CoachError:
-                recorder.close()
-                _drop_session(store, recorder.sid)
-                raise
-            recorder.finish(report)
-        finally:
-            recorder.close()
-        sid = recorder.sid
+    # a new archer's profile is saved with the first shot; an existing archer's saved profile is used as it is
+    choice = ProfileChoice(archer.handedness, archer.draw_style, archer.tolerance) if archer.new else ProfileChoice()
+    who = open_archer(settings.db, archer.name, choice)
+    # the session id is known once the recorder writes (the first shot): the review then says "analysing…"
+    recorder = who.recorder(str(video), pack, on_start=on_session)
+    try:
+        report, poses = analyze_with_poses(
+            video, pack=pack, profile=who.profile, on_shot=[recorder.on_shot], progress=progress
+        )
+        require_person(report, shown)  # nothing was written for a video with nobody in it
+        recorder.finish(report)
+    finally:
+        recorder.close()
+    sid = recorder.sid
     try:
         draw_annotated(video, settings.annotated_video(sid), report, poses, progress=progress)
     except Exception:  # the session is stored; the review falls back to the plain video
@@ -289,12 +278,6 @@ def analyze_into_store(
 
         logging.getLogger(__name__).exception("drawing the annotated video of session %s failed", sid)
     return sid, report
-
-
-def _drop_session(store, sid: int) -> None:
-    drop = getattr(store, "delete_session", None)
-    if drop is not None:
-        drop(sid)
 
 
 def draw_annotated(video: Path, out: Path, report: SessionReport, poses: dict[int, PoseView], *, progress=None) -> Path:

@@ -83,7 +83,7 @@ def cmd_live(args) -> int:
     db_path = None
     recorder_factory = None
     if args.archer:
-        db_path, profile, recorder_factory = _recording(args, pack, profile, spec)
+        db_path, profile, recorder_factory = _recording(args, pack, spec)
     applied = profile.apply(pack)
     printer = ShotPrinter(applied, args.lang)
     status = lambda msg: print(f"coach live: {msg}", file=sys.stderr, flush=True)  # noqa: E731
@@ -147,70 +147,20 @@ def _wait_headless(session, max_seconds: float | None) -> None:
             t_end = None
 
 
-def _recording(args, pack, profile, spec):
+def _recording(args, pack, spec):
     """Check the store and read the archer now, read-only (a bad --db fails before the camera opens), and say
     how each live session records: every shot committed the moment it completes. Nothing is written — not
     the archer, not a session — until there is a shot (or a finished session that saw a person), so a source
     that cannot be read leaves the store as it was. SQLite connections belong to one thread, so each session
     opens its own in the analysis thread that calls the factory."""
-    from ..store import Store, default_db_path, normalize_name, now_iso, schema
+    from ..recording import ProfileChoice, open_archer
+    from ..store import now_iso
 
-    path = default_db_path(args.db)
-    name = normalize_name(args.archer)
-    archer = None
-    if path.exists() and path.stat().st_size > 0:
-        if not schema.writable(path):
-            from ..errors import CoachError
-
-            raise CoachError(path, "is read-only (read-only media or permissions); nothing can be recorded")
-        with Store.open(path, readonly=True) as store:
-            archer = store.archer(name)
-    if args.handedness == "auto" and archer is not None and archer.handedness:
-        profile = archer.profile()  # the archer's saved profile, unless the command line says otherwise
+    who = open_archer(args.db, args.archer, ProfileChoice.from_args(args))
     started = now_iso()
 
     def factory(n: int, ring):
         # A live session is never the same content twice: key it by source, start time and session number.
-        return LiveRecorder(path, name, str(spec), pack, profile, ring, f"live:{spec}:{started}:{n}")
+        return who.recorder(str(spec), pack, grabber=ring, chash=f"live:{spec}:{started}:{n}")
 
-    return path, profile, factory
-
-
-class LiveRecorder:
-    """A store.SessionRecorder with its own connection, opened and used in the analysis thread — at the first
-    shot, or at a finish that saw a person, never for nothing."""
-
-    def __init__(self, path, archer, source, pack, profile, ring, chash, on_start=None):
-        self._args = (path, archer, source, pack, profile, ring, chash)
-        self._on_start = on_start  # told the session id when the session is first written
-        self.store = self.rec = None
-        self.sid = None
-
-    def _start(self):
-        from ..recording import SessionRecorder
-        from ..store import Store
-
-        path, archer, source, pack, profile, ring, chash = self._args
-        self.store = Store.open(path)
-        self.rec = SessionRecorder(self.store, archer, source, pack, profile, grabber=ring, chash=chash)
-        self.sid = self.rec.sid
-        if self._on_start is not None:
-            self._on_start(self.sid)
-        return self.rec
-
-    def on_shot(self, shot, analyzer) -> None:
-        (self.rec or self._start()).on_shot(shot, analyzer)
-
-    def finish(self, report) -> None:
-        if self.rec is None and not report.frames_with_person:
-            return
-        (self.rec or self._start()).finish(report)
-
-    def close(self) -> None:
-        if self.rec is not None:
-            self.rec.close()
-        try:
-            if self.store is not None:
-                self.store.close()
-        except Exception:
-            pass
+    return who.db, who.profile, factory

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from posture_rules.pack import Profile, RulePack, load_pack
+from posture_rules.pack import RulePack, load_pack
 
 from ..capture import Frame, parse_source
 from ..errors import CoachError
 from ..overlay import Overlay
-from ..results import FrameResult, ShotResult
-from ..store import Store, now_iso
+from ..recording import ArcherRecording, open_archer
+from ..results import CompletedShot, FrameResult, ShotResult
+from ..store import now_iso
 from .mailbox import Closed, Mailbox
 from .session import LiveFrame, LiveSession, Tally, open_source
 
@@ -133,12 +134,12 @@ class Board:
         with self._lock:
             self.events.append(FaultEvent(rule, r.t_ms / 1000.0, r.shot, r.phase))
 
-    def on_shot(self, shot: ShotResult, analyzer=None) -> None:
+    def on_shot(self, done: CompletedShot) -> None:
         with self._lock:
-            self.shots.append(shot)
-            self.tally.add(shot)
-            if analyzer is not None and analyzer.handedness:
-                self.handedness = analyzer.handedness
+            self.shots.append(done.result)
+            self.tally.add(done.result)
+            if done.handedness:
+                self.handedness = done.handedness
 
     def on_status(self, msg: str) -> None:
         with self._lock:
@@ -198,22 +199,13 @@ class Board:
             return view.compose(lf, tally, now)
 
 
-def _profile_for(db: os.PathLike | str, archer: str) -> tuple[str, Profile]:
-    """The archer (created if new) and their saved profile; fails here, before any thread, on a bad store."""
-    with Store.open(db) as store:
-        a = store.ensure_archer(archer)
-    return a.name, a.profile()
-
-
-def _recorder_factory(db, archer: str, source: str, pack: RulePack, profile: Profile, board: Board):
-    from .cli import LiveRecorder
-
+def _recorder_factory(who: ArcherRecording, source: str, pack: RulePack, board: Board):
     started = now_iso()
 
     def factory(n: int, ring):
         # called in the analysis thread: the recorder's SQLite connection belongs to it
         # the session id is known once the recorder writes (at the first shot): the board hears it then
-        return LiveRecorder(db, archer, source, pack, profile, ring, f"live:{source}:{started}:{n}", board.add_sid)
+        return who.recorder(source, pack, grabber=ring, chash=f"live:{source}:{started}:{n}", on_start=board.add_sid)
 
     return factory
 
@@ -239,7 +231,9 @@ class _Run:
         self.db = db
         self.pack = pack or load_pack()
         self.model = model
-        self.archer, self.profile = _profile_for(db, archer)
+        # the archer and their saved profile; a bad store fails here, before any thread
+        self.who = open_archer(db, archer)
+        self.archer, self.profile = self.who.name, self.who.profile
         self.board = Board(self.profile.apply(self.pack), source, self.archer)
         self.session: LiveSession | None = None
         self._monitor: threading.Thread | None = None
@@ -256,7 +250,7 @@ class _Run:
             on_fault=[board.on_fault],
             on_frame=[board.on_frame],
             on_status=board.on_status,
-            recorder_factory=_recorder_factory(self.db, self.archer, name, self.pack, self.profile, board),
+            recorder_factory=_recorder_factory(self.who, name, self.pack, board),
         )
         session.session_no = session_no - 1  # LiveSession counts up as it opens its analyzer
         return session

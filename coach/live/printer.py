@@ -8,7 +8,7 @@ from typing import TextIO
 
 from posture_rules.pack import RulePack
 
-from ..results import SessionReport, ShotResult
+from ..results import CompletedShot, SessionReport, ShotResult
 
 
 class ShotPrinter:
@@ -39,8 +39,8 @@ class ShotPrinter:
             lines.append(f"      → {cue}")
         return lines
 
-    def on_shot(self, shot: ShotResult, analyzer=None) -> None:
-        print("\n".join(self.shot_lines(shot)), file=self.out, flush=True)
+    def on_shot(self, done: CompletedShot) -> None:
+        print("\n".join(self.shot_lines(done.result)), file=self.out, flush=True)
 
     def on_session(self, report: SessionReport, session) -> None:
         live = report.meta.get("live", {})

@@ -26,7 +26,8 @@ from ..analyzer import Analyzer, ShotListener
 from ..capture import FrameSource
 from ..errors import CoachError
 from ..pose import PoseEstimator, make_estimator
-from ..results import FrameResult, SessionReport, ShotResult
+from ..recording import Recorder
+from ..results import CompletedShot, FrameResult, SessionReport, ShotResult
 from .feeder import Arrival, Feeder
 from .mailbox import Closed, Mailbox
 from .replay import FrameRing, ReplayClip
@@ -95,7 +96,7 @@ class Tally:
 
 FaultListener = Callable[[str, FrameResult], None]
 SessionListener = Callable[[SessionReport, "LiveSession"], None]
-RecorderFactory = Callable[[int, FrameRing | None], object]  # (session number, ring) → recorder or None
+RecorderFactory = Callable[[int, FrameRing | None], "Recorder | None"]  # (session number, ring) → recorder
 
 
 class LiveSession:
@@ -153,7 +154,7 @@ class LiveSession:
         self.session_no = 0
         self.analyzer: Analyzer | None = None
         self.ring: FrameRing | None = None
-        self.recorder = None
+        self.recorder: Recorder | None = None
         self._paused = threading.Event()
         self._rotate = threading.Event()
         self._prev_active: set[str] = set()
@@ -239,14 +240,14 @@ class LiveSession:
             cb(report, self)
         return report
 
-    def _shot_done(self, shot: ShotResult, analyzer: Analyzer) -> None:
-        self.tally.add(shot)
+    def _shot_done(self, done: CompletedShot) -> None:
+        self.tally.add(done.result)
         if self.ring is not None:
-            clip = self.ring.clip(shot)
+            clip = self.ring.clip(done.result)
             if clip is not None:
                 self.replays.put(clip)
         for cb in self.shot_listeners:
-            cb(shot, analyzer)
+            cb(done)
 
     def _run(self) -> None:
         try:
@@ -263,7 +264,7 @@ class LiveSession:
             self.stats.released = self.feeder.released
             if self._own_estimator and self._estimator is not None:
                 self._estimator.close()
-            if self.recorder is not None and hasattr(self.recorder, "close"):
+            if self.recorder is not None:
                 self.recorder.close()
                 self.recorder = None
 
@@ -272,7 +273,7 @@ class LiveSession:
             if self._rotate.is_set():
                 self._rotate.clear()
                 self._finish_analyzer()
-                if self.recorder is not None and hasattr(self.recorder, "close"):
+                if self.recorder is not None:
                     self.recorder.close()
                     self.recorder = None
                 self._new_analyzer()

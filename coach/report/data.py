@@ -9,7 +9,6 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from types import MappingProxyType
 
 import cv2
 import numpy as np
@@ -150,13 +149,8 @@ def _pack_for(session: dict) -> RulePack:
     pack = pack or load_pack()
     prof = session.get("profile") or {}
     try:
-        profile = Profile(
-            handedness=None if prof.get("handedness") in (None, "auto") else prof["handedness"],
-            draw_style=prof.get("draw_style", "mediterranean"),
-            tolerance=prof.get("tolerance", "club"),
-            overrides=MappingProxyType({k: dict(v) for k, v in (prof.get("overrides") or {}).items()}),
-        )
-    except ValueError:
+        profile = Profile.from_json(prof)
+    except (ValueError, TypeError, AttributeError):
         profile = Profile()
     return profile.apply(pack)
 

@@ -37,15 +37,3 @@ __all__ = [
     "normalize_name",
     "now_iso",
 ]
-
-_MOVED_TO_RECORDING = frozenset({"SessionRecorder", "key_frame_indices", "shot_series"})
-
-
-def __getattr__(name: str):
-    """The recorder moved to `coach.recording` (it is an analysis listener, not part of the store); old imports
-    still resolve, lazily, so the store package itself never imports the recording module."""
-    if name in _MOVED_TO_RECORDING:
-        from .. import recording
-
-        return getattr(recording, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

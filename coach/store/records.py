@@ -1,10 +1,16 @@
-"""The typed records the store hands out and takes in."""
+"""The typed records the store hands out and takes in (`Series` is the analysis's own, `coach.results.Series`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from posture_rules.pack import AUTO
+
+from ..results import Series
+
+__all__ = ["Archer", "KeyFrame", "Series"]
 
 
 # ---- records handed out ---------------------------------------------------------------------------------
@@ -18,21 +24,14 @@ class Archer:
     overrides: dict
 
     def profile(self):
-        from types import MappingProxyType
-
         from posture_rules.pack import Profile
 
-        return Profile(
-            handedness=self.handedness,
-            draw_style=self.draw_style,
-            tolerance=self.tolerance,
-            overrides=MappingProxyType({k: dict(v) for k, v in self.overrides.items()}),
-        )
+        return Profile.from_json(self.to_json())
 
     def to_json(self) -> dict:
         return {
             "name": self.name,
-            "handedness": self.handedness or "auto",
+            "handedness": self.handedness or AUTO,
             "draw_style": self.draw_style,
             "tolerance": self.tolerance,
             "overrides": self.overrides,
@@ -46,14 +45,3 @@ class KeyFrame:
     scale: float
     jpeg: bytes
     landmarks: np.ndarray | None  # (33, 3) x, y (source pixels), visibility
-
-
-@dataclass(slots=True)
-class Series:
-    start_frame: int
-    names: list[str]
-    offsets: dict[str, float]
-    data: np.ndarray  # (len(names), n_frames) float32
-
-    def frames(self) -> np.ndarray:
-        return np.arange(self.start_frame, self.start_frame + self.data.shape[1])

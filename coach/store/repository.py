@@ -6,7 +6,7 @@ completes, so a process killed mid-video leaves every completed shot behind and 
 Analysing the same file again for the same archer (same content hash) reuses that session row — shots are
 replaced by index — so it is never duplicated, and the coach's annotations on it survive.
 
-`Store` is one class over ~450 lines because every read and write shares one connection, one transaction rule
+`Store` is one class over ~550 lines because every read and write shares one connection, one transaction rule
 and one damaged-data rule (`_damage_is_one_line`); the schema and the file checks live in `schema.py`.
 """
 
@@ -181,6 +181,11 @@ class Store:
             (normalize_name(name),),
         ).fetchone()
         return _archer(row) if row else None
+
+    @_damage_is_one_line
+    def archer_names(self) -> list[str]:
+        """Every archer in the store, sessions or not."""
+        return [n for (n,) in self.conn.execute("SELECT name FROM archers ORDER BY name")]
 
     @_damage_is_one_line
     def archer_by_id(self, archer_id: int) -> Archer:
@@ -423,6 +428,19 @@ class Store:
             d["_id"] = shot_id
             out.append(d)
         return out
+
+    @_damage_is_one_line
+    def shot_count(self, sid: int) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM shots WHERE session_id = ?", (sid,)).fetchone()[0])
+
+    @_damage_is_one_line
+    def fault_counts(self, sid: int) -> dict[str, int]:
+        """Fault findings per rule in the session, as the machine judged them (dismissals not applied)."""
+        return dict(
+            self.conn.execute(
+                "SELECT rule, COUNT(*) FROM findings WHERE session_id = ? AND verdict = 'fault' GROUP BY rule", (sid,)
+            )
+        )
 
     @_damage_is_one_line
     def findings(self, sid: int) -> list[dict]:

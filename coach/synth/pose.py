@@ -7,7 +7,7 @@ Lengths are metres for a 1.75 m archer (scaled by ``BodyShape.scale``), angles a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -48,10 +48,6 @@ def pose_from_vector(v: np.ndarray) -> Pose:
 
 def with_(p: Pose, **changes: float) -> Pose:
     return replace(p, **changes)
-
-
-def pose_dict(p: Pose) -> dict[str, float]:
-    return asdict(p)
 
 
 @dataclass(frozen=True)

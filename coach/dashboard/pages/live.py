@@ -1,34 +1,16 @@
-"""Live: the webcam view. The live module (`coach.live`) plugs in here through one hook:
-
-    coach/live/dashboard.py:  def render(lang: str) -> None   # draws the live view into the current page
-
-Until that hook exists this page says so and points to the Analyze page."""
-
-import importlib
+"""Live: the webcam view, drawn by the live module through its one hook, `coach/live/dashboard.py`'s
+`render(lang)` (the camera, the analysis threads and the board live there, beside the rest of live coaching)."""
 
 import streamlit as st
 
 from coach.dashboard import ui
-
-
-def live_hook():
-    try:
-        mod = importlib.import_module("coach.live.dashboard")
-    except ImportError:
-        return None
-    hook = getattr(mod, "render", None)
-    return hook if callable(hook) else None
+from coach.live.dashboard import render as live_view
 
 
 def render() -> None:
     st.title(f"{ui.tr('page_live')}")
     st.write(ui.tr("live_intro"))
-    hook = live_hook()
-    if hook is None:
-        st.info(ui.tr("live_missing"), icon=":material/construction:")
-        st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
-        return
-    hook(lang=ui.lang())
+    live_view(lang=ui.lang())
 
 
 render()
