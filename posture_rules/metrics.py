@@ -6,6 +6,9 @@ Three scopes:
 - session: one value from all shots (spread, rhythm).
 A frame metric lists the landmarks it needs, so the engine can say "not assessable" when they are hidden.
 Lengths are in shoulder widths (SW), angles in degrees, times in seconds.
+
+One module over ~400 lines because it is the registry: every metric a rule pack may name is listed here, side by
+side, so a reader sees them all in one place (each function is short and pure).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The shot cycle as keyframes: phase timing, per-shot variation and injected faults, plus the truth."""
+"""The shot cycle as keyframes: phase timing, per-shot variation and injected faults, plus the truth.
+
+One module over ~400 lines: the keyframes of one shot and the faults injected into them are one timeline, and
+the truth written beside each clip must be read off the very same numbers."""
 
 from __future__ import annotations
 
