@@ -187,24 +187,7 @@ class Analyzer:
         return shot
 
     def _phase_times(self, sp: ShotPhases) -> dict[str, float | None]:
-        t = self._time_of.get
-        w = phase_windows(sp, t)
-        out: dict[str, float | None] = {}
-        for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
-            a, b = w.get(name, (None, None))
-            ta, tb = (t(a), t(b)) if a is not None else (None, None)
-            if name == "follow_through" and a is not None:
-                tb = t(b - 1)
-            out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None
-        for key, frame in (
-            ("raise_start_at", sp.raise_start_frame),
-            ("draw_start_at", sp.draw_start_frame),
-            ("anchor_at", sp.anchor_frame),
-            ("release_at", sp.release_frame),
-            ("end_at", sp.end_frame),
-        ):
-            out[key] = t(frame) if frame is not None else None
-        return out
+        return phase_times(sp, self._time_of.get)
 
     # ---- report ----------------------------------------------------------------------------------------
     def report(self, complete: bool = True) -> SessionReport:
@@ -243,3 +226,25 @@ class Analyzer:
             notes=notes,
             complete=complete,
         )
+
+
+def phase_times(sp, t) -> dict[str, float | None]:
+    """A shot's phase durations (raise_s, draw_s, …) and mark times (raise_start_at, …) in s, for `times_s`:
+    `sp` anything with the marks of a ShotPhases, `t` a frame's time in s (None where unknown)."""
+    w = phase_windows(sp, t)
+    out: dict[str, float | None] = {}
+    for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
+        a, b = w.get(name, (None, None))
+        ta, tb = (t(a), t(b)) if a is not None else (None, None)
+        if name == "follow_through" and a is not None:
+            tb = t(b - 1)
+        out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None
+    for key, frame in (
+        ("raise_start_at", sp.raise_start_frame),
+        ("draw_start_at", sp.draw_start_frame),
+        ("anchor_at", sp.anchor_frame),
+        ("release_at", sp.release_frame),
+        ("end_at", sp.end_frame),
+    ):
+        out[key] = t(frame) if frame is not None else None
+    return out

@@ -114,6 +114,9 @@ class ShotResult:
     release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)
     release_evidence: list[str] = field(default_factory=list)  # the signals that agreed on it
     marks_confidence: dict[str, float] = field(default_factory=dict)  # draw start and anchor, 0-1
+    # Set when a coach corrected the shot (coach/corrections.py): {"by", "at", "action", "marks": [names set]};
+    # its findings were then judged on the coach's marks, not the machine's.
+    corrected: dict | None = None
 
     @property
     def faults(self) -> list[Finding]:
@@ -137,7 +140,32 @@ class ShotResult:
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],
+            **({"corrected": dict(self.corrected)} if self.corrected else {}),
         }
+
+
+def shot_from_json(s: dict, fps: float) -> ShotResult:
+    """A ShotResult back from its coach.session/1 JSON (a stored shot)."""
+    return ShotResult(
+        index=s["index"],
+        raise_start_frame=s.get("raise_start_frame"),
+        draw_start_frame=s.get("draw_start_frame"),
+        anchor_frame=s.get("anchor_frame"),
+        release_frame=s.get("release_frame"),
+        end_frame=s.get("end_frame"),
+        fps=fps,
+        times_s=dict(s.get("phase_times_s") or {}),
+        findings=[finding_from_json(f) for f in s.get("findings", [])],
+        measures=dict(s.get("measures") or {}),
+        complete=s.get("complete", True),
+        release_source=s.get("release_source", "pose"),
+        flight_time_s=s.get("flight_time_s"),
+        hand_stayed=s.get("hand_stayed", False),
+        release_confidence=s.get("release_confidence", 1.0),
+        release_evidence=list(s.get("release_evidence") or []),
+        marks_confidence=dict(s.get("marks_confidence") or {}),
+        corrected=s.get("corrected"),
+    )
 
 
 @dataclass(slots=True)
