@@ -38,6 +38,7 @@ LET_DOWN_NOTES = {
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
 FrameListener = Callable[[FrameResult], None]
+PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)
 ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
 
@@ -57,6 +58,7 @@ class Analyzer:
         on_shot: Iterable[ShotListener] = (),
         on_frame: Iterable[FrameListener] = (),
         release_refiner: ReleaseRefiner | None = None,
+        on_pose: Iterable[PoseListener] = (),
     ):
         self.fps, self.width, self.height = fps, width, height
         self.profile = profile or Profile()
@@ -69,6 +71,7 @@ class Analyzer:
         # Every analysed frame, including those finish() flushes from the smoother (renderers, live views).
         self.frame_listeners = list(on_frame)
         self.release_refiner = release_refiner  # applied to each completed shot before it is judged
+        self.pose_listeners = list(on_pose)
         handed = self.profile.handedness
         self.bodies = BodyStream(fps, width, height, mode, handed or "right")
         self.tracker = PhaseTracker(handedness=handed)
@@ -93,6 +96,8 @@ class Analyzer:
         return self.push_pose(self.estimator.estimate(frame))
 
     def push_pose(self, pf: PoseFrame) -> list[FrameResult]:
+        for listener in self.pose_listeners:
+            listener(pf)
         self.frames_seen += 1
         if pf.landmarks is not None:
             self.frames_with_person += 1

@@ -36,8 +36,7 @@ class PoseKeeper:
     """Collects the poses of an analysis as they stream (`push`, an Analyzer pose listener); `encode()` packs
     them. Memory: 536 bytes a frame (a 30-minute session at 30 fps: 29 MB)."""
 
-    def __init__(self, fps: float, width: int, height: int, source: str = "", model: str = ""):
-        self.fps, self.width, self.height, self.source, self.model = fps, width, height, source, model
+    def __init__(self) -> None:
         self._chunks: list[np.ndarray] = []  # (CHUNK, 33, 4) int32, landmarks * SCALE
         self._found: list[np.ndarray] = []  # (CHUNK,) bool
         self._index: list[np.ndarray] = []  # (CHUNK,) int64
@@ -61,7 +60,7 @@ class PoseKeeper:
             self._found[-1][j] = True
         self.n += 1
 
-    def encode(self) -> bytes:
+    def encode(self, fps: float, width: int, height: int, source: str = "", model: str = "") -> bytes:
         n = self.n
         if n == 0:
             lm = np.zeros((0, N_LANDMARKS, 4), np.int32)
@@ -72,15 +71,15 @@ class PoseKeeper:
             found = np.concatenate(self._found)[:n]
             index = np.concatenate(self._index)[:n]
             t = np.concatenate(self._t)[:n]
-        return _pack(self.fps, self.width, self.height, self.source, self.model, index, t, found, lm[found])
+        return _pack(fps, width, height, source, model, index, t, found, lm[found])
 
 
 def encode_track(track: PoseTrack) -> bytes:
     """A whole `PoseTrack` as `coach.keptpose/1` (e.g. to keep the track of a `--pose-track` analysis)."""
-    keeper = PoseKeeper(track.fps, track.width, track.height, track.source, track.model)
+    keeper = PoseKeeper()
     for pf in track.frames:
         keeper.push(pf)
-    return keeper.encode()
+    return keeper.encode(track.fps, track.width, track.height, track.source, track.model)
 
 
 def _pack(fps, width, height, source, model, index, t, found, lm) -> bytes:

@@ -30,6 +30,7 @@ import numpy as np
 
 from .errors import CoachError
 from .results import Finding, SessionReport, ShotResult
+from .store_corrections import CorrectionsMixin, _m3_kept_tracks_corrections
 
 APPLICATION_ID = 0x5348454A  # "SHEJ": marks the file as a 射經 Coach store
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -158,7 +159,11 @@ def _m2_profiles_series_keyframes(c: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_base, _m2_profiles_series_keyframes)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _m1_base,
+    _m2_profiles_series_keyframes,
+    _m3_kept_tracks_corrections,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -229,7 +234,7 @@ def _damage_is_one_line(read):
 
 
 # ---- the store ------------------------------------------------------------------------------------------
-class Store:
+class Store(CorrectionsMixin):
     """Open with `Store.open(path)`; use as a context manager or call close()."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path):
@@ -916,8 +921,15 @@ class SessionRecorder:
         *,
         grabber=None,
         chash: str | None = None,
+        keeper=None,
     ):
+        from .kept_track import PoseKeeper
+
         self.store = store
+        # Every frame's pose (`on_pose`, an Analyzer pose listener), kept with the session when it finishes, so
+        # a coach's correction is re-judged without the model (coach/corrections.py).
+        self.keeper = keeper if keeper is not None else PoseKeeper()
+        self.on_pose = self.keeper.push
         self.archer = archer if isinstance(archer, Archer) else store.ensure_archer(archer)
         self.source = str(source)
         src_path = Path(source)
@@ -962,6 +974,9 @@ class SessionRecorder:
 
     def finish(self, report: SessionReport) -> None:
         self.store.finish_session(self.sid, report)
+        if self.keeper.n:
+            blob = self.keeper.encode(report.fps, report.width, report.height, report.source)
+            self.store.keep_pose_track(self.sid, blob)
         self.close()
 
     def close(self) -> None:

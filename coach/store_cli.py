@@ -62,6 +62,10 @@ class DeferredRecorder:
         given = {k: v for k, v in self.fields.items() if v is not None}
         self.profile = replace(base, **given)
         self.rec = None
+        from .kept_track import PoseKeeper
+
+        self.keeper = PoseKeeper()  # the poses, kept from the first frame; written with the session
+        self.on_pose = self.keeper.push
 
     @property
     def sid(self):
@@ -81,7 +85,7 @@ class DeferredRecorder:
         store = Store.open(self.db)
         try:
             archer = store.ensure_archer(self.name, **self.fields)
-            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile)
+            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile, keeper=self.keeper)
         except sqlite3.DatabaseError as e:
             store.close()
             raise CoachError(store.path, f"database error ({e})") from None
