@@ -178,6 +178,7 @@ EXTRA_COMMANDS = MappingProxyType(
         "coach.store_cli": "register",
         "coach.live.cli": "register",
         "coach.batch_cli": "register",
+        "coach.correct_cli": "register",
     }
 )
 
