@@ -27,7 +27,7 @@ from posture_rules.pack import RulePack
 from .analyzer import phase_times
 from .body_stream import BodyStream
 from .engine import RuleEngine, Sample
-from .kinematics import Body, classify_view, leg_ratio, torso_ratio
+from .kinematics import Body, ShoulderWidth, classify_view, leg_ratio, torso_ratio
 from .phases import SETUP_S, P, ShotPhases, phase_windows
 from .phases.anchor import refine_anchor
 from .phases.frames import TrackFrame, _frame, anchor_pose
@@ -112,7 +112,10 @@ class SessionTrack:
         """The smoothed Bodies of frames lo..hi, as the analysis made them (the smoother warmed up WARM_S
         before lo)."""
         frames = self.track.frames
-        a = bisect.bisect_left(self._index, lo - int(WARM_S * self.fps))
+        # The shoulder width is refreshed every ShoulderWidth.REFRESH frames: start in step with the analysis.
+        start = lo - int(WARM_S * self.fps)
+        start -= start % ShoulderWidth.REFRESH
+        a = bisect.bisect_left(self._index, start)
         b = bisect.bisect_right(self._index, hi)
         stream = BodyStream(self.fps, self.track.width, self.track.height, "recorded", self.handedness)
         out: list[Body] = []
