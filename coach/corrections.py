@@ -179,6 +179,10 @@ def _corrected(s: ShotResult, action: str, by: str, at: str, set_marks, machine:
     return {"by": by, "at": at, "action": action, "marks": marks, "machine": first or machine.as_dict()}
 
 
+def _with_now(corrected: dict, marks: Marks) -> dict:
+    return {**corrected, "now": {k: getattr(marks, k) for k in MARKS}}
+
+
 def _plan_move(st, shots, c, by, at, notes):
     old = shots[c.shot]
     m0 = _shot_marks(old)
@@ -193,7 +197,7 @@ def _plan_move(st, shots, c, by, at, notes):
     conf.update({k: 1.0 for k in c.marks if k in ("draw_start", "anchor")})
     rel_conf = 1.0 if "release" in c.marks else old.release_confidence
     j = judge_marks(st, marks, old.index, marks_confidence=conf, release_confidence=rel_conf, like=old)
-    j.shot.corrected = _corrected(old, MOVE, by, at, c.marks, m0)
+    j.shot.corrected = _with_now(_corrected(old, MOVE, by, at, c.marks, m0), marks)
     changes = [MarkChange(k, getattr(m0, k), getattr(marks, k)) for k in MARKS if getattr(m0, k) != getattr(marks, k)]
     target = ShotPlan(j.shot, old.index, j.series)
     return [*_kept(shots, old.index), target], target, old.to_json(), changes
@@ -248,6 +252,7 @@ def _plan_add(st, shots, c, by, at, notes):
         "marks": sorted(c.marks, key=MARKS.index),
         "machine": None,
         "found": {k: getattr(found, k) for k in MARKS if k not in c.marks},
+        "now": {k: getattr(marks, k) for k in MARKS},
     }
     changes = [MarkChange(k, None, getattr(marks, k)) for k in MARKS]
     target = ShotPlan(j.shot, None, j.series)

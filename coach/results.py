@@ -95,6 +95,36 @@ def certainty_remarks(
     return out
 
 
+# What a coach did to a shot (ShotResult.corrected["action"]), for the terminal and the reports.
+_CORRECTION_NAMES = {
+    "move": "corrected by {by} 由{by}校正",
+    "add": "added by {by} (the machine missed it) 由{by}補記（機器漏判）",
+}
+_MARK_WORDS = {
+    "raise_start": "raise 舉弓",
+    "draw_start": "draw start 開弓起點",
+    "anchor": "anchor 靠位",
+    "release": "release 撒放",
+}
+
+
+def correction_remarks(corrected: dict | None) -> str:
+    """ "corrected by 李教練 由李教練校正: release 撒放 256 → 258; verdicts judged on the coach's marks
+    依教練所定時點判斷" for a shot a coach corrected; empty for the machine's own."""
+    if not corrected:
+        return ""
+    by = str(corrected.get("by") or "coach")
+    head = _CORRECTION_NAMES.get(corrected.get("action"), _CORRECTION_NAMES["move"]).format(by=by)
+    machine, now = corrected.get("machine") or {}, corrected.get("now") or {}
+    moved = [
+        f"{_MARK_WORDS.get(m, m)} {machine[m] if machine.get(m) is not None else '—'} → {now[m]}"
+        for m in corrected.get("marks", [])
+        if now.get(m) is not None
+    ]
+    marks = f": {', '.join(moved)}" if moved else ""
+    return f"{head}{marks}; verdicts judged on the coach's marks 依教練所定時點判斷"
+
+
 @dataclass(slots=True)
 class ShotResult:
     index: int

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, certainty_remarks, release_remarks
+from .results import (
+    FAULT,
+    NOT_ASSESSABLE,
+    PASS,
+    Finding,
+    SessionReport,
+    certainty_remarks,
+    correction_remarks,
+    release_remarks,
+)
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
 
@@ -70,6 +79,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
                 + status
             )
             lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
+        if s.corrected:
+            lines.append("  " + correction_remarks(s.corrected))
         lines.append(
             "  phases: "
             + ", ".join(

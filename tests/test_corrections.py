@@ -142,6 +142,14 @@ def test_a_missed_release_corrected_becomes_a_labelled_clip(tmp_path: Path, caps
         (shot,) = s.shots(sid)
         assert shot["corrected"]["by"] == "李教練" and shot["release_source"] == "coach"
         assert {f["verdict"] for f in shot["findings"]} & {"pass", "fault"}  # judged, on the coach's marks
+    # the reports and the terminal say who corrected which shot
+    html, pdf = tmp_path / "r.html", tmp_path / "r.pdf"
+    assert main(["report", str(sid), "--format", "html", "--out", str(html), "--db", str(db)]) == 0
+    assert main(["report", str(sid), "--format", "pdf", "--out", str(pdf), "--db", str(db)]) == 0
+    assert "added by 李教練" in html.read_text(encoding="utf-8") and pdf.stat().st_size > 0
+    capsys.readouterr()
+    assert main(["show", str(sid), "--db", str(db)]) == 0
+    assert "added by 李教練 (the machine missed it) 由李教練補記" in capsys.readouterr().out
     assert main(["labels", "export", str(sid), "--out", str(tmp_path / "bench"), "--db", str(db)]) == 0
     (exported,) = (tmp_path / "bench").glob("*.labels.json")
     doc = json.loads(exported.read_text(encoding="utf-8"))
@@ -170,6 +178,10 @@ def test_a_late_anchor_corrected_is_scored_against_the_coach(tmp_path: Path, cap
     with Store.open(db) as s:
         before = s.shots(sid)[0]
     assert main(["correct", str(sid), "--shot", "1", "--anchor", str(want["anchor_frame"]), "--db", str(db)]) == 0
+    html = tmp_path / "r.html"
+    assert main(["report", str(sid), "--format", "html", "--out", str(html), "--db", str(db)]) == 0
+    text = html.read_text(encoding="utf-8")
+    assert f"corrected by coach 由coach校正: anchor 靠位 {before['anchor_frame']} → {want['anchor_frame']}" in text
     with Store.open(db) as s:
         (c,) = s.corrections(sid)
         assert c["marks"] == [{"mark": "anchor", "before": before["anchor_frame"], "after": want["anchor_frame"]}]
