@@ -54,6 +54,7 @@ class ShotPlan:
     result: ShotResult  # its index is its place in the session from now on
     old_index: int | None  # the stored shot it was (None: added)
     series: ShotSeries | None = None  # set when re-judged: its new per-frame metrics
+    key_frames: dict[str, int] = field(default_factory=dict)  # where its key frames sit now (re-judged shots)
 
 
 @dataclass(slots=True)
@@ -133,6 +134,11 @@ def plan_correction(
         out, target, before, changes = ACTION_PLANS[c.action](st, shots, c, by, at, notes)
     except MarkError as e:
         raise CoachError(None, f"session {c.session_id}: {e}") from None
+    from .recording import key_frame_indices
+
+    for p in out:
+        if p.series is not None or p.old_index is None:
+            p.key_frames = key_frame_indices(p.result)
     out.sort(key=lambda p: (p.result.release_frame if p.result.release_frame is not None else p.result.anchor_frame))
     new_index = None
     for i, p in enumerate(out):

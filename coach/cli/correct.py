@@ -4,35 +4,16 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
-from contextlib import contextmanager
 
-from .errors import CoachError
-from .safe_io import terminal_safe
+from ..errors import CoachError
+from .common import add_db_arg, open_store, print_safe
 
 MARK_FLAGS = (("raise_start", "--raise-start"), ("draw_start", "--draw-start"), ("anchor", "--anchor"))
 
 
-@contextmanager
-def _db(path: str | None, readonly: bool = False):
-    from .store import Store, default_db_path
-
-    store = Store.open(path, create=False, readonly=readonly)
-    try:
-        yield store
-    except sqlite3.DatabaseError as e:
-        raise CoachError(default_db_path(path), f"database error ({e})") from None
-    finally:
-        store.close()
-
-
-def _print(text: str) -> None:
-    print(terminal_safe(text))
-
-
 def correction_from_args(args):
     """The Correction the flags describe (one line for flags that do not make one)."""
-    from .corrections import ADD, DELETE, LET_DOWN, MOVE, Correction
+    from ..corrections import ADD, DELETE, LET_DOWN, MOVE, Correction
 
     if not 0 < args.session < 2**63:
         raise CoachError(None, f"there is no session {args.session} (see `coach sessions`)")
@@ -54,10 +35,10 @@ def correction_from_args(args):
 
 
 def cmd_correct(args) -> int:
-    from .corrections import apply_correction
+    from ..corrections import apply_correction
 
     c = correction_from_args(args)
-    with _db(args.db) as store:
+    with open_store(args.db) as store:
         store.session(c.session_id)  # exists?
         r = apply_correction(store, c)
         names = {rule.id: f"{rule.name_zh} {rule.name_en}" for rule in _pack_rules(store, c.session_id)}
@@ -72,19 +53,19 @@ def cmd_correct(args) -> int:
         "let_down": "marked a let-down (not a shot)",
     }[r.action]
     shot_no = (c.shot + 1) if c.shot is not None else (r.shot.index + 1 if r.shot else "?")
-    _print(
+    print_safe(
         f"session {c.session_id}, shot {shot_no}: {what} ({moved}); corrected by 校正 {c.by}; "
         f"correction {r.correction_id}, re-judged in {r.elapsed_s:.2f} s"
     )
     if r.shot is not None:
         s = r.shot
-        _print(f"  now shot {s.index + 1}: " + _verdicts(s.findings, names))
-    _print(f"  session ({len(r.shots)} shots): " + _verdicts(r.consistency, names))
+        print_safe(f"  now shot {s.index + 1}: " + _verdicts(s.findings, names))
+    print_safe(f"  session ({len(r.shots)} shots): " + _verdicts(r.consistency, names))
     return 0
 
 
 def _pack_rules(store, sid: int):
-    from .report.data import _pack_for
+    from ..report.data import _pack_for
 
     return _pack_for(store.session(sid)).rules
 
@@ -100,33 +81,30 @@ def _verdicts(findings, names: dict[str, str]) -> str:
 
 
 def cmd_labels_export(args) -> int:
-    from .labels import export_sessions
+    from ..labels import export_sessions
 
     sids = []
     for sid in args.sessions:
         if not 0 < sid < 2**63:
             raise CoachError(None, f"there is no session {sid} (see `coach sessions`)")
         sids.append(sid)
-    with _db(args.db, readonly=True) as store:
+    with open_store(args.db, readonly=True) as store:
         done = export_sessions(store, sids, args.out, reviewed=args.reviewed, force=args.force)
     for e in done:
-        _print(f"wrote {e.labels} and {e.track.name}: session {e.session_id}, {e.shots} labelled shot(s)")
+        print_safe(f"wrote {e.labels} and {e.track.name}: session {e.session_id}, {e.shots} labelled shot(s)")
     return 0
 
 
 def cmd_eval(args) -> int:
-    from .labels import evaluate_folder
+    from ..labels import evaluate_folder
 
     lines, _, _ = evaluate_folder(args.folder, sound=not args.no_sound)
     for line in lines:
-        _print(line)
+        print_safe(line)
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def db(p):
-        p.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
-
     p = sub.add_parser(
         "correct",
         help="correct a shot's phase marks (or delete, add, let down a shot); re-judged from the kept pose track",
@@ -141,7 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--add-shot", action="store_true", help="add a shot the machine missed, by its --release frame")
     g.add_argument("--let-down", action="store_true", help="the archer came down without shooting: not a shot")
     p.add_argument("--by", metavar="NAME", default="coach", help="who corrects (shown as 'corrected by NAME')")
-    db(p)
+    add_db_arg(p)
     p.set_defaults(func=cmd_correct)
 
     p = sub.add_parser("labels", help="corrected sessions as labelled pose tracks (coach.labels/1)")
@@ -151,7 +129,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", required=True, metavar="DIR")
     e.add_argument("--reviewed", action="store_true", help="also sessions with no correction (a coach checked them)")
     e.add_argument("--force", action="store_true", help="overwrite files already there")
-    db(e)
+    add_db_arg(e)
     e.set_defaults(func=cmd_labels_export)
 
     p = sub.add_parser("eval", help="score the current analysis on a folder of labelled pose tracks")

@@ -1,5 +1,5 @@
 """The store's part of corrections: the pose track kept with each session and the record of what coaches
-corrected (schema v3). Mixed into `coach.store.Store`; all SQL of corrections is here.
+corrected (schema v3, `schema._m3_kept_tracks_corrections`). Mixed into `Store`; all SQL of corrections is here.
 
 Why the track is kept in the store rather than beside the media: it belongs to the session row (deleted with
 it, by cascade), it travels with the one file a club backs up or copies, it is there when the store is read
@@ -14,38 +14,8 @@ import sqlite3
 
 import numpy as np
 
-from .errors import CoachError
-from .kept_track import KeptTrackError, decode, header
-
-
-def _m3_kept_tracks_corrections(c: sqlite3.Connection) -> None:
-    """v3: each session's kept pose track, and the corrections coaches made. Sessions analysed before have no
-    track and cannot be corrected (they say so); everything else in them is unchanged."""
-    from .store import _run
-
-    _run(
-        c,
-        """
-        CREATE TABLE pose_tracks (
-            session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-            codec TEXT NOT NULL,
-            frames INTEGER NOT NULL,
-            data BLOB NOT NULL          -- coach/kept_track.py
-        );
-        CREATE TABLE corrections (
-            id INTEGER PRIMARY KEY,
-            session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            shot_idx INTEGER,           -- the shot's index after the correction (NULL: removed)
-            old_shot_idx INTEGER,       -- and before it (NULL: added)
-            action TEXT NOT NULL,       -- move, delete, add, let_down
-            marks_json TEXT NOT NULL,   -- [{"mark", "before", "after"}]
-            before_json TEXT,           -- the shot as it was, findings and the coach's notes on it included
-            author TEXT NOT NULL,
-            created_at TEXT NOT NULL
-        );
-        CREATE INDEX corrections_session ON corrections(session_id, id);
-        """,
-    )
+from ..errors import CoachError
+from ..kept_track import KeptTrackError, decode, header
 
 
 class CorrectionsMixin:
@@ -102,7 +72,7 @@ class CorrectionsMixin:
         order (the coach's notes follow their shot), the re-judged shot's findings and series replaced, a
         removed shot's rows dropped (its JSON and notes kept in the record), the consistency findings and
         the report updated, and the correction recorded. Nothing else in the store changes."""
-        from .store import _insert_findings, key_frame_indices
+        from .repository import _insert_findings
 
         sid = plan.session_id
         keep = {p.old_index for p in plan.shots if p.old_index is not None}
@@ -168,7 +138,7 @@ class CorrectionsMixin:
                             np.ascontiguousarray(p.series.data, dtype=np.float32).tobytes(),
                         ),
                     )
-                for kind, frame in key_frame_indices(s).items():
+                for kind, frame in p.key_frames.items():
                     c.execute(
                         "DELETE FROM key_frames WHERE shot_id = ? AND kind = ? AND frame != ?", (shot_id, kind, frame)
                     )
