@@ -21,8 +21,18 @@ from datetime import datetime, timezone
 
 from .analyzer import LET_DOWN_NOTES
 from .errors import CoachError
-from .rejudge import MARKS, MarkError, Marks, SessionTrack, ShotSeries, find_marks, judge_marks, judge_session
-from .results import Finding, ShotResult, shot_from_json
+from .rejudge import (
+    MARKS,
+    MarkError,
+    Marks,
+    SessionTrack,
+    ShotSeries,
+    find_marks,
+    follow_end,
+    judge_marks,
+    judge_session,
+)
+from .results import Finding, ShotResult, _num, shot_from_json
 
 MOVE, DELETE, ADD, LET_DOWN = "move", "delete", "add", "let_down"
 ACTIONS = (MOVE, DELETE, ADD, LET_DOWN)
@@ -148,7 +158,7 @@ def plan_correction(
     consistency, measures = judge_session(st, [p.result for p in out])
     report["shots"] = [p.result.to_json() for p in out]
     report["consistency"] = {
-        "measures": {k: v for k, v in _rounded(measures).items()},
+        "measures": {k: _num(v, 4) for k, v in measures.items()},
         "findings": [f.to_json() for f in consistency],
     }
     report["notes"] = [n for n in notes if n != "no shots found"] + ([] if out else ["no shots found"])
@@ -166,12 +176,6 @@ def plan_correction(
         by=by,
         at=at,
     )
-
-
-def _rounded(measures: dict[str, float]) -> dict[str, float | None]:
-    from .results import _num
-
-    return {k: _num(v, 4) for k, v in measures.items()}
 
 
 def _kept(shots: list[ShotResult], skip: int | None) -> list[ShotPlan]:
@@ -245,7 +249,11 @@ def _plan_add(st, shots, c, by, at, notes):
         (s.raise_start_frame - 1 for s in shots if s.raise_start_frame is not None and s.raise_start_frame > rel),
         default=st.n_frames - 1,
     )
-    found, conf = find_marks(st, rel, floor, ceiling)
+    if {"raise_start", "draw_start", "anchor"} <= set(c.marks):  # all placed by the coach: no look-back
+        m = c.marks
+        found, conf = Marks(m["raise_start"], m["draw_start"], m["anchor"], rel, follow_end(st, rel, ceiling)), {}
+    else:
+        found, conf = find_marks(st, rel, floor, ceiling)
     want = {**{k: v for k, v in found.as_dict().items() if k in MARKS}, **c.marks}
     marks = Marks(want["raise_start"], want["draw_start"], want["anchor"], rel, max(found.end, rel))
     conf.update({k: 1.0 for k in c.marks if k in ("draw_start", "anchor")})

@@ -278,6 +278,15 @@ def find_marks(st: SessionTrack, release: int, floor: int, ceiling: int) -> tupl
     return marks, conf
 
 
+def follow_end(st: SessionTrack, release: int, ceiling: int) -> int:
+    """Where the follow-through after `release` ends (`_follow_end`), for a shot whose other marks are given."""
+    if not 0 <= release < st.n_frames:
+        raise MarkError(f"release frame {release} is outside the video (frames 0–{st.n_frames - 1})")
+    hi = max(release, min(ceiling, st.n_frames - 1, release + int(round(P.follow_max_s * st.fps)) + 1))
+    buf = [f for f in map(_frame, st.bodies(release, hi)) if f is not None]
+    return _follow_end(buf, 0, st.handedness, hi) if buf else hi
+
+
 def _span_of(f: TrackFrame) -> float:
     return math.hypot(*(f.lw - f.rw))
 

@@ -182,6 +182,12 @@ def test_a_late_anchor_corrected_is_scored_against_the_coach(tmp_path: Path, cap
     assert main(["report", str(sid), "--format", "html", "--out", str(html), "--db", str(db)]) == 0
     text = html.read_text(encoding="utf-8")
     assert f"corrected by coach 由coach校正: anchor 靠位 {before['anchor_frame']} → {want['anchor_frame']}" in text
+    csv_out = tmp_path / "r.csv"
+    assert main(["report", str(sid), "--format", "csv", "--out", str(csv_out), "--db", str(db)]) == 0
+    import csv
+
+    rows = list(csv.DictReader(csv_out.read_text(encoding="utf-8-sig").splitlines()))
+    assert rows and {r["corrected_by"] for r in rows} == {"coach"}
     with Store.open(db) as s:
         (c,) = s.corrections(sid)
         assert c["marks"] == [{"mark": "anchor", "before": before["anchor_frame"], "after": want["anchor_frame"]}]
