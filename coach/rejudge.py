@@ -85,7 +85,7 @@ class ShotSeries:
 class Rejudged:
     shot: ShotResult
     series: ShotSeries | None
-    marks_found: dict[str, int] = field(default_factory=dict)  # marks an added shot got from the tracker's code
+    bodies: dict[int, Body] = field(default_factory=dict)  # the smoothed poses judged, by frame (key frames)
 
 
 class SessionTrack:
@@ -205,7 +205,7 @@ def judge_marks(
         release_evidence=list(like.release_evidence) if same_release else [],
         marks_confidence=dict(marks_confidence or {}),
     )
-    return Rejudged(shot, _series(engine, sp, st.t))
+    return Rejudged(shot, _series(engine, sp, st.t), {b.index: b for b in bodies})
 
 
 def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:

@@ -367,3 +367,25 @@ def test_a_release_inside_another_shot_is_refused(three_shots, capsys) -> None:
     assert main(["correct", str(a), "--add-shot", "--release", str(inside), "--db", str(db)]) == 3
     assert "is inside shot 2" in capsys.readouterr().err
     assert _rows(db) == rows  # nothing written
+
+
+# ---- a recorded video: key frames follow the moved marks ----------------------------------------------------
+def test_key_frames_follow_a_moved_release(tmp_path: Path) -> None:
+    """A video analysed into the store (the model runs once); its release moved: the release key frame is read
+    again from the video at the new frame, with the skeleton re-judged there."""
+    clip = ROOT / "sample_videos" / "short_1shot.mp4"
+    if not clip.is_file():
+        pytest.skip(f"{clip} is missing")
+    db = tmp_path / "v.db"
+    assert main(["analyze", str(clip), "--archer", "王", "--db", str(db)]) == 0
+    with Store.open(db) as s:
+        sid = s.sessions()[0]["id"]
+        shot = s.shots(sid)[0]
+        assert s.pose_track(sid) is not None  # kept from the model's own run
+        old = {k.kind: k.frame for k in s.key_frames(shot["_id"])}
+        rel = shot["release_frame"] + 4
+        apply_correction(s, Correction(sid, 0, "move", {"release": rel}, "李"))
+        now = {k.kind: k for k in s.key_frames(s.shots(sid)[0]["_id"])}
+    assert old["release"] == shot["release_frame"] and now["release"].frame == rel
+    assert now["release"].jpeg[:2] == b"\xff\xd8" and now["release"].landmarks.shape == (33, 3)
+    assert now["full_draw"].frame == (shot["anchor_frame"] + rel) // 2

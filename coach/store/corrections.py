@@ -47,6 +47,17 @@ class CorrectionsMixin:
         except KeptTrackError as e:
             raise CoachError(self.path, f"holds a damaged pose track for session {sid} ({e})") from None
 
+    def add_key_frames(self, shot_id: int, key_frames) -> None:
+        """Key frames for a shot whose marks moved (replacing any of the same kind)."""
+        with self.transaction() as c:
+            for kf in key_frames:
+                lm = None if kf.landmarks is None else np.asarray(kf.landmarks, dtype=np.float32).tobytes()
+                c.execute(
+                    "INSERT OR REPLACE INTO key_frames (shot_id, kind, frame, scale, jpeg, landmarks) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (shot_id, kf.kind, kf.frame, kf.scale, kf.jpeg, lm),
+                )
+
     # -- corrections --
     def corrections(self, sid: int) -> list[dict]:
         """The session's corrections, oldest first: id, shot, old_shot, action, marks [{mark, before, after}],
