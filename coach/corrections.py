@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 
 from .analyzer import LET_DOWN_NOTES
 from .errors import CoachError
+from .keyframes_again import key_frames_again
 from .rejudge import (
     MARKS,
     MarkError,
@@ -297,49 +298,6 @@ def session_track(store, sid: int) -> SessionTrack:
     )
 
 
-def _key_frames_again(store, session: dict, plan: CorrectionPlan) -> None:
-    """The re-judged shot's key frames where its marks now are, read from the session's video when it is still
-    there (the store dropped those that no longer sit on the marks). A key frame is a nicety: any failure
-    leaves the shot without it."""
-    import logging
-    from pathlib import Path
-
-    import numpy as np
-
-    from .store import KeyFrame, VideoFrameGrabber, encode_thumbnail
-
-    src = Path(str(session.get("source") or ""))
-    todo = [p for p in plan.shots if p.key_frames and p.poses]
-    if not todo or not src.is_file() or src.suffix.lower() in (".json", ".gz"):
-        return
-    grabber = VideoFrameGrabber(src)
-    try:
-        stored = {s["index"]: s["_id"] for s in store.shots(plan.session_id)}
-        for p in todo:
-            shot_id = stored[p.result.index]
-            have = {k.kind for k in store.key_frames(shot_id)}
-            want = {kind: f for kind, f in p.key_frames.items() if kind not in have}
-            images = grabber.grab(list(want.values())) if want else {}
-            out = []
-            for kind, f in want.items():
-                if f not in images:
-                    continue
-                jpeg, scale = encode_thumbnail(images[f], int(session.get("width") or images[f].shape[1]))
-                b = p.poses.get(f)
-                lm = (
-                    None
-                    if b is None
-                    else np.column_stack([np.asarray(b.xy, np.float32), np.asarray(b.vis, np.float32)])
-                )
-                out.append(KeyFrame(kind, f, scale, jpeg, lm))
-            if out:
-                store.add_key_frames(shot_id, out)
-    except Exception:
-        logging.getLogger(__name__).exception("key frames of session %s after a correction", plan.session_id)
-    finally:
-        grabber.close()
-
-
 def apply_correction(store, correction: Correction, st: SessionTrack | None = None) -> CorrectionResult:
     """Re-judge and record one correction; returns the re-judged shot and the session's consistency. `st`:
     the session's track when the caller already holds it (the dashboard keeps it between saves)."""
@@ -349,7 +307,7 @@ def apply_correction(store, correction: Correction, st: SessionTrack | None = No
     st = st or session_track(store, sid)
     plan = plan_correction(session, store.shots(sid), st, correction)
     cid = store.record_correction(plan)
-    _key_frames_again(store, session, plan)
+    key_frames_again(store, session, plan, lambda f: None if st.t(f) is None else st.t(f) * 1000.0)
     shots = [p.result for p in plan.shots]
     return CorrectionResult(
         correction_id=cid,
