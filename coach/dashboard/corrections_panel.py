@@ -96,12 +96,23 @@ def _describe(pending: dict, shot_no: int) -> str:
     return "" if a == MOVE else ui.tr("corr_nothing")
 
 
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _session_track(db: str, sid: int, finished_at: str | None):
+    """The session's kept track, decoded once for the saves that follow (a re-analysis changes finished_at)."""
+    from coach.corrections import session_track
+    from coach.store import Store
+
+    with Store.open(db) as store:
+        return session_track(store, sid)
+
+
 def _save(settings, sid: int, pending: dict, by: str) -> None:
     shot = None if pending["shot"] == NEW else pending["shot"]
     c = Correction(sid, shot, pending["action"], dict(pending["marks"]), by.strip() or "coach")
     try:
         with settings.store() as store:
-            r = apply_correction(store, c)
+            track = _session_track(str(settings.db), sid, store.session(sid).get("finished_at"))
+            r = apply_correction(store, c, track)
     except CoachError as e:
         st.session_state[f"corr_error.{sid}"] = str(e)
         return
