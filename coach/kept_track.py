@@ -34,7 +34,7 @@ class KeptTrackError(ValueError):
 
 class PoseKeeper:
     """Collects the poses of an analysis as they stream (`push`, an Analyzer pose listener); `encode()` packs
-    them. Memory: 536 bytes a frame (a 30-minute session at 30 fps: 29 MB)."""
+    them. Memory: ~550 bytes a frame (a 30-minute session at 30 fps: 30 MB)."""
 
     def __init__(self) -> None:
         self._chunks: list[np.ndarray] = []  # (CHUNK, 33, 4) int32, landmarks * SCALE
