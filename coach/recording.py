@@ -16,6 +16,7 @@ from typing import Protocol
 from posture_rules.pack import Profile, parse_handedness
 
 from .errors import CoachError
+from .kept_track import PoseKeeper
 from .results import CompletedShot, SessionReport
 from .store import Archer, KeyFrame, Store, content_hash, default_db_path, normalize_name, schema
 from .store.media import VideoFrameGrabber, encode_thumbnail
@@ -37,8 +38,13 @@ class SessionRecorder:
         *,
         grabber=None,
         chash: str | None = None,
+        keeper: PoseKeeper | None = None,
     ):
         self.store = store
+        # Every frame's pose (`on_pose`, an Analyzer pose listener), kept with the session when it finishes, so
+        # a coach's correction is re-judged without the model (coach/corrections.py).
+        self.keeper = keeper if keeper is not None else PoseKeeper()
+        self.on_pose = self.keeper.push
         self.archer = archer if isinstance(archer, Archer) else store.ensure_archer(archer)
         self.source = str(source)
         src_path = Path(source)
@@ -75,6 +81,9 @@ class SessionRecorder:
 
     def finish(self, report: SessionReport) -> None:
         self.store.finish_session(self.sid, report)
+        if self.keeper.n:
+            blob = self.keeper.encode(report.fps, report.width, report.height, report.source)
+            self.store.keep_pose_track(self.sid, blob)
         self.close()
 
     def close(self) -> None:
@@ -84,13 +93,16 @@ class SessionRecorder:
 
 # ---- one way to record an analysis for an archer --------------------------------------------------------
 class Recorder(Protocol):
-    """What every entry point records through (`open_recording`): a shot listener, then `finish(report)` at the
-    end of the analysis, and `close()` always. `sid` is the session id once something has been written."""
+    """What every entry point records through (`open_recording`): a shot listener and a pose listener (the kept
+    track), then `finish(report)` at the end of the analysis, and `close()` always. `sid` is the session id once
+    something has been written."""
 
     @property
     def sid(self) -> int | None: ...
 
     def on_shot(self, done: CompletedShot) -> None: ...
+
+    def on_pose(self, pf) -> None: ...
 
     def finish(self, report: SessionReport) -> None: ...
 
@@ -201,6 +213,8 @@ class DeferredRecorder:
         self.chash = chash
         self._on_start = on_start  # told the session id when the session is first written
         self.rec: SessionRecorder | None = None
+        self.keeper = PoseKeeper()  # the poses, kept from the first frame; written with the session
+        self.on_pose = self.keeper.push
 
     @property
     def profile(self) -> Profile:
@@ -224,7 +238,14 @@ class DeferredRecorder:
         try:
             archer = store.ensure_archer(who.name, **who.choice.given())
             self.rec = SessionRecorder(
-                store, archer, self.source, self.pack, who.profile, grabber=self.grabber, chash=self.chash
+                store,
+                archer,
+                self.source,
+                self.pack,
+                who.profile,
+                grabber=self.grabber,
+                chash=self.chash,
+                keeper=self.keeper,
             )
         except sqlite3.DatabaseError as e:
             store.close()

@@ -64,8 +64,12 @@ class StoreOpLog:
     def finish_session(self, sid: int, report) -> None:
         self.ops.append(("finish_session", (report,), {}))
 
+    def keep_pose_track(self, sid: int, blob: bytes) -> None:
+        self.ops.append(("keep_pose_track", (blob,), {}))
 
-OPS = frozenset({"set_session_media", "record_shot", "finish_session"})  # what a worker may ask the store to do
+
+# what a worker may ask the store to do
+OPS = frozenset({"set_session_media", "record_shot", "finish_session", "keep_pose_track"})
 
 
 def replay(store, oplog_begin: tuple, ops: Sequence[tuple[str, tuple, dict]], pack) -> int:
@@ -177,7 +181,14 @@ def analyse_task(job: Job) -> TaskResult:
         profile = Profile.from_json(job.profile)
         log = StoreOpLog()
         recorder = SessionRecorder(log, job.archer, job.path, pack, profile, chash=job.chash)
-        report = analyze_video(job.path, pack=pack, profile=profile, model=job.model, on_shot=[recorder.on_shot])
+        report = analyze_video(
+            job.path,
+            pack=pack,
+            profile=profile,
+            model=job.model,
+            on_shot=[recorder.on_shot],
+            on_pose=[recorder.on_pose],
+        )
         recorder.finish(report)
         recorder = None
         out.ok, out.begin, out.ops, out.report, out.frames = True, log.begin, log.ops, report, report.frame_count

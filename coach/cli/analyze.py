@@ -64,9 +64,10 @@ def cmd_analyze(args) -> int:
         # profile flags given here are saved to the archer; otherwise the archer's saved profile is used
         recorder, profile = open_recording(args.db, args.archer, source, pack, ProfileChoice.from_args(args))
     listeners = [recorder.on_shot] if recorder else []
+    poses = [recorder.on_pose] if recorder else []  # the session's pose track is kept with it
     try:
         if args.pose_track:
-            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
+            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners, on_pose=poses)
         else:
             bar = progress_for(Path(args.video).name)  # on a terminal only: piped output stays the report
             try:
@@ -79,6 +80,7 @@ def cmd_analyze(args) -> int:
                         model=args.model,
                         save_pose=pose_out,
                         on_shot=listeners,
+                        on_pose=poses,
                         audio=args.audio,
                         progress=bar,
                     )

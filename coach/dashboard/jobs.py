@@ -264,7 +264,12 @@ def analyze_into_store(
     recorder = who.recorder(str(video), pack, on_start=on_session)
     try:
         report, poses = analyze_with_poses(
-            video, pack=pack, profile=who.profile, on_shot=[recorder.on_shot], progress=progress
+            video,
+            pack=pack,
+            profile=who.profile,
+            on_shot=[recorder.on_shot],
+            progress=progress,
+            on_pose=[recorder.on_pose],
         )
         require_person(report, shown)  # nothing was written for a video with nobody in it
         recorder.finish(report)

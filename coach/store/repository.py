@@ -26,9 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CoachError
-from ..results import Finding, SessionReport, ShotResult
+from ..results import SessionReport, ShotResult
 from . import schema
+from .corrections import CorrectionsMixin
 from .records import Archer, KeyFrame, Series
+from .rows import insert_findings
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
 
@@ -67,7 +69,7 @@ def _damage_is_one_line(read):
 
 
 # ---- the store ------------------------------------------------------------------------------------------
-class Store:
+class Store(CorrectionsMixin):
     """Open with `Store.open(path)`; use as a context manager or call close()."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path):
@@ -309,7 +311,7 @@ class Store:
                 ),
             )
             shot_id = int(cur.lastrowid)
-            _insert_findings(c, sid, shot_id, shot.findings)
+            insert_findings(c, sid, shot_id, shot.findings)
             if series is not None:
                 c.execute(
                     "INSERT INTO series (shot_id, start_frame, n_frames, meta_json, data) VALUES (?, ?, ?, ?, ?)",
@@ -333,7 +335,7 @@ class Store:
         with self.transaction() as c:
             c.execute("DELETE FROM shots WHERE session_id = ? AND idx >= ?", (sid, len(report.shots)))
             c.execute("DELETE FROM findings WHERE session_id = ? AND shot_id IS NULL", (sid,))
-            _insert_findings(c, sid, None, report.consistency)
+            insert_findings(c, sid, None, report.consistency)
             c.execute(
                 "UPDATE sessions SET fps = ?, width = ?, height = ?, frame_count = ?, view = ?, handedness = ?, "
                 "finished_at = ?, complete = ?, report_json = ? WHERE id = ?",
@@ -565,25 +567,3 @@ DISMISSED = (
 
 def _archer(row) -> Archer:
     return Archer(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "{}"))
-
-
-def _insert_findings(c: sqlite3.Connection, sid: int, shot_id: int | None, findings: list[Finding]) -> None:
-    c.executemany(
-        "INSERT INTO findings (session_id, shot_id, rule, verdict, value, threshold_json, start_frame, end_frame, "
-        "unit, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                sid,
-                shot_id,
-                f.rule,
-                f.verdict,
-                f.to_json()["value"],
-                json.dumps(f.to_json()["threshold"]),
-                f.start_frame,
-                f.end_frame,
-                f.unit,
-                f.reason,
-            )
-            for f in findings
-        ],
-    )
