@@ -1,10 +1,6 @@
 """Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
 verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
 
-import functools
-from datetime import datetime
-from pathlib import Path
-
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -20,9 +16,8 @@ from coach.dashboard.data import (
 )
 from coach.dashboard.jobs import JOBS
 from coach.dashboard.machine_text import note_text
-from coach.dashboard.player import Clip, frame_player, media_url, request_seek
+from coach.dashboard.player import Clip, frame_player, media_url, request_seek, session_videos, video_frame_count
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
-from coach.dashboard.settings import VIDEO_SUFFIXES
 from coach.report.data import gather, local_time
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
@@ -139,21 +134,18 @@ def video_panel(
             on_select=lambda: band_picked(key, tkey, fps),
             key=tkey,
         )
-    annotated = settings.annotated_video(sid)
-    stale = annotated.is_file() and annotated_is_stale(annotated, session)
-    src = Path(session.get("source") or "")
-    plain = src if src.is_file() and src.suffix.lower() in VIDEO_SUFFIXES else None
-    video = annotated if annotated.is_file() and not stale else plain
+    videos = session_videos(settings, sid, session)
+    video = videos.best
     with video_box:
-        if stale:
+        if videos.stale:
             st.caption(ui.tr("video_stale"))
         if video is None:
             st.warning(ui.tr("no_video"))
             return
-        if video == annotated and plain is not None:  # the skeleton is drawn into the annotated video
+        if videos.annotated is not None and videos.plain is not None:  # the skeleton is drawn into the video
             if not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
-                video = plain
-        n = int(session.get("frame_count") or 0) or video_frame_count(video)
+                video = videos.plain
+        n = video_frame_count(video, session.get("frame_count"))
         clip = Clip(media_url(video, f"review.{sid}"), fps, n, ticks, spans)
         frame_player(clip, key=key, lang=lang)
 
@@ -187,35 +179,6 @@ def band_picked(key: str, tkey: str, fps: float) -> None:
     picked = ((event.get("selection") or {}).get("fault_pick")) or []
     if picked and picked[0].get("start_s") is not None:
         request_seek(key, frame_of_time(float(picked[0]["start_s"]), fps))
-
-
-@functools.lru_cache(maxsize=32)
-def _frame_count(path: str, mtime: float) -> int:
-    import cv2
-
-    cap = cv2.VideoCapture(path)
-    try:
-        return max(1, int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 1))
-    finally:
-        cap.release()
-
-
-def video_frame_count(video: Path) -> int:
-    """A video's frame count from its header (a session still being analysed has none stored yet)."""
-    return _frame_count(str(video), video.stat().st_mtime)
-
-
-def annotated_is_stale(video: Path, session: dict) -> bool:
-    """The annotated video was drawn before the session's latest analysis (a re-analysis outside the dashboard,
-    e.g. `coach analyze --db`, keeps the session id but draws no video): its faults would be the old ones."""
-    finished = session.get("finished_at")
-    if not finished:
-        return False
-    try:
-        done = datetime.fromisoformat(finished).timestamp()
-    except ValueError:
-        return False
-    return video.stat().st_mtime < done - 1.0
 
 
 def shot_panels(rd, lang: str) -> None:

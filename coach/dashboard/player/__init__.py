@@ -9,6 +9,7 @@ back with requestVideoFrameCallback, so a "jump to" lands on the exact frame.
                                        st.session_state["review_frame"] (the correction panel's "this frame")
     pair_player(a, b, key=...)         two clips synchronised at their `sync` frames (a phase mark), with an
                                        optional ghost: the second shot's skeleton over the first
+    session_videos(settings, sid, s)   the annotated and the original video of a session; media_url serves one
     request_seek(key, frame)           a "jump to": the player lands on `frame` on its next run (use it in a
                                        widget's on_change)
 
@@ -18,7 +19,6 @@ player.js and player.css."""
 
 from __future__ import annotations
 
-import mimetypes
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -26,6 +26,7 @@ from pathlib import Path
 import streamlit as st
 
 from ..i18n import t
+from .media import media_url, session_videos, video_frame_count
 from .model import Span, Tick, as_data
 
 REVIEW_FRAME = "review_frame"  # session_state: the frame the review's player rests on (int)
@@ -79,17 +80,6 @@ def _component():
     )
 
 
-def media_url(path: str | Path, slot: str) -> str:
-    """A URL the browser can fetch (and seek in) for a video file: Streamlit's media file manager, which serves
-    range requests. `slot` names the file's place on the page; a run that does not add it again lets it go."""
-    from streamlit import runtime
-
-    if not runtime.exists():
-        return ""
-    mime = mimetypes.guess_type(str(path))[0] or "video/mp4"
-    return runtime.get_instance().media_file_mgr.add(str(path), mime, f"coach_player.{slot}")
-
-
 def labels(lang: str) -> dict[str, str]:
     return {k: t(v, lang) for k, v in LABEL_KEYS.items()}
 
@@ -127,15 +117,28 @@ def frame_player(clip: Clip, *, key: str, lang: str, start: int = 0) -> int:
     return frame
 
 
-def pair_player(a: Clip, b: Clip, *, key: str, lang: str, ghost: dict | None = None) -> None:
+def pair_player(a: Clip, b: Clip, *, key: str, lang: str, ghost: dict | None = None, seek: dict | None = None) -> None:
     """Two clips side by side, the second following the first through their `sync` frames at any speed;
     `ghost` ({"frames": [{"frame", "points"}], "edges", "hold"}) draws the second shot's skeleton over the first
-    (points as fractions of the first video's width and height)."""
+    (points as fractions of the first video's width and height). `seek` ({"frame", "n"}) puts the first clip on
+    `frame` (and the second on its partner frame) whenever `n` changes, e.g. when other shots are picked."""
     data = {
         "clips": [a.as_data(), b.as_data()],
         "labels": labels(lang),
-        "seek": st.session_state.get(f"{key}.seek"),
+        "seek": seek,
         "report": False,
         "ghost": ghost,
     }
     _component()(key=key, data=data, height="content")
+
+
+__all__ = [
+    "REVIEW_FRAME",
+    "Clip",
+    "frame_player",
+    "media_url",
+    "pair_player",
+    "request_seek",
+    "session_videos",
+    "video_frame_count",
+]
