@@ -69,6 +69,7 @@ def metric_chart(rows: list[dict], band_of: dict[str, Band], label_of, lang: str
     """One panel per metric (its own y scale and unit), each shot a line, the fine range shaded, the release
     a red rule at t = 0."""
     df = pd.DataFrame(rows)
+    shots = list(dict.fromkeys(df["shot"]))  # shot A first, in the legend as on the page
     lo_t, hi_t = time_domain(rows)
     x = alt.X("t:Q", title=t("t_release", lang), scale=alt.Scale(domain=[lo_t, hi_t], nice=False))
     panels = []
@@ -95,8 +96,8 @@ def metric_chart(rows: list[dict], band_of: dict[str, Band], label_of, lang: str
             .encode(
                 x=x,
                 y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-                color=alt.Color("shot:N", title=None, legend=alt.Legend(orient="top")),
-                strokeDash=alt.StrokeDash("shot:N", title=None),
+                color=alt.Color("shot:N", title=None, sort=shots, legend=alt.Legend(orient="top")),
+                strokeDash=alt.StrokeDash("shot:N", title=None, sort=shots),
                 detail="shot:N",
             )
         )
