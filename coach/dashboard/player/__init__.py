@@ -20,7 +20,6 @@ player.js and player.css."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import streamlit as st
@@ -70,14 +69,24 @@ class Clip:
         }
 
 
-@cache
+COMPONENT = "coach_frame_player"
+_mount = None
+
+
 def _component():
-    return st.components.v2.component(
-        "coach_frame_player",
-        html='<div class="cp-root"></div>',
-        css=(HERE / "player.css").read_text(encoding="utf-8"),
-        js=(HERE / "player.js").read_text(encoding="utf-8"),
-    )
+    """The component's mount function, registered once per Streamlit runtime (a test harness starts several)."""
+    global _mount
+    from streamlit import runtime
+
+    registry = runtime.get_instance().bidi_component_registry if runtime.exists() else None
+    if _mount is None or (registry is not None and registry.get(COMPONENT) is None):
+        _mount = st.components.v2.component(
+            COMPONENT,
+            html='<div class="cp-root"></div>',
+            css=(HERE / "player.css").read_text(encoding="utf-8"),
+            js=(HERE / "player.js").read_text(encoding="utf-8"),
+        )
+    return _mount
 
 
 def labels(lang: str) -> dict[str, str]:
