@@ -13,7 +13,8 @@ import numpy as np
 
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
-from coach.store import SessionRecorder, Store, VideoFrameGrabber
+from coach.recording import SessionRecorder
+from coach.store import Store, VideoFrameGrabber
 from posture_rules.pack import Profile, load_pack
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -169,7 +169,7 @@ def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     assert at.selectbox(key="review_session.en").value == sid
     assert env.annotated_video(sid).is_file()
     (player,) = at.get("bidi_component")  # the frame player on the annotated video
-    assert player.proto.component_name == "coach_frame_player" and 'media/' in player.proto.json
+    assert player.proto.component_name == "coach_frame_player" and "media/" in player.proto.json
     (timeline,) = at.get("vega_lite_chart")
     assert '"field": "lane"' in timeline.proto.spec  # one lane per shot's phases and per fault
     assert "fault_pick" in timeline.proto.spec  # clicking a band selects it (and the player lands on it)
