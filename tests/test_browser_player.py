@@ -43,6 +43,18 @@ def browser(p, tmp: Path):
     )
 
 
+def wait_settled(readout) -> int:
+    """The frame the player rests on once it has stopped moving."""
+    last = None
+    for _ in range(50):
+        now = readout.get_attribute("data-frame")
+        if now == last:
+            return int(now)
+        last = now
+        readout.page.wait_for_timeout(200)
+    return int(last)
+
+
 def check(readout, video, expected: int, what: str) -> None:
     shown = wait_frame(readout, expected)
     assert shown == expected, f"{what}: the player shows frame {shown}, expected {expected}"
@@ -90,6 +102,25 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             check(readout, video, release - 1, "one frame before the release")
             fwd.click()
             check(readout, video, release, "back on the release")
+
+            # slow motion: 2 s at 1/8 speed is about 7 frames; a shot looped: 1.5 s at full speed from the release
+            # would run past the shot's end (release + ~0.5 s), the loop keeps it inside the shot
+            page.locator(".cp-speed").select_option("0.125")
+            page.locator(".cp-play").click()
+            page.wait_for_timeout(2000)
+            page.locator(".cp-play").click()
+            slow = wait_settled(readout) - release
+            assert 2 <= slow <= 15, f"2 s at 1/8 speed moved {slow} frames"
+            page.locator(".cp-loop").check()
+            page.locator(".cp-speed").select_option("1")
+            page.locator(".cp-play").click()
+            page.wait_for_timeout(1500 + 1000 * (shots[0]["end_frame"] - release) / 30)
+            page.locator(".cp-play").click()
+            looped = wait_settled(readout)
+            span = (shots[0]["raise_start_frame"], shots[0]["end_frame"])
+            assert span[0] <= looped <= span[1], f"looping shot 1 {span}, the player is on frame {looped}"
+            assert on_screen(video) == looped
+            page.locator(".cp-loop").uncheck()
 
             # a tick on the scrub bar: shot 2's anchor
             page.locator(f".cp-tick[data-kind=anchor][data-frame='{anchor}']").click()
