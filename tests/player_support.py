@@ -53,9 +53,10 @@ def coded_video(path: Path, n: int, fps: float) -> Path:
     return path
 
 
-def record_track(db: Path, media: Path, archer: str, clip: str) -> tuple[int, list[dict]]:
+def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool = True) -> tuple[int, list[dict]]:
     """Record the golden pose track of `clip` as a session (key frames and their poses from a coded video of
-    the track's length, which also becomes the session's annotated video); returns its id and stored shots."""
+    the track's length, which becomes the session's annotated video, or with `annotated=False` its original
+    video); returns its id and stored shots."""
     track_path = GOLDEN / f"{clip}.pose.json.gz"
     track = load_posetrack(track_path)
     media.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,8 @@ def record_track(db: Path, media: Path, archer: str, clip: str) -> tuple[int, li
     pack = load_pack()
     profile = Profile()
     with Store.open(db) as store:
-        rec = SessionRecorder(store, archer, track_path, pack, profile, grabber=VideoFrameGrabber(video))
+        source = track_path if annotated else video
+        rec = SessionRecorder(store, archer, source, pack, profile, grabber=VideoFrameGrabber(video))
         try:
             report = analyze_track(track_path, pack=pack, profile=profile, on_shot=[rec.on_shot])
             rec.finish(report)
@@ -71,9 +73,10 @@ def record_track(db: Path, media: Path, archer: str, clip: str) -> tuple[int, li
             rec.close()
         sid = rec.sid
         shots = store.shots(sid)
-    annotated = media / f"session-{sid}.mp4"
-    video.replace(annotated)
-    os.utime(annotated)  # drawn "after" the analysis, as the dashboard does: not stale
+    if annotated:
+        drawn = media / f"session-{sid}.mp4"
+        video.replace(drawn)
+        os.utime(drawn)  # drawn "after" the analysis, as the dashboard does: not stale
     return sid, shots
 
 

@@ -221,3 +221,26 @@ def test_compare_synchronises_the_two_clips_at_the_chosen_mark(env):
     assert [c["sync"] for c in data["clips"]] == [shots_a[0]["anchor_frame"], shots_a[1]["anchor_frame"]]
     assert data["seek"]["frame"] == shots_a[0]["anchor_frame"]
     assert sum(o.startswith("#2 ") for o in at.selectbox(key="cmp_b.en").options) == len(shots_b)
+
+
+def test_the_kept_track_skeleton_covers_the_shots_over_the_original_video(env, monkeypatch):
+    """A session with only its original video: the player draws the skeleton from the kept pose track (the
+    track's own points, over the shots' frames), and the toggle turns it off."""
+    from coach.store import Store as StoreClass
+
+    settings, _ = env
+    sid, shots = record_track(settings.db, settings.media, "原片射手", "fault_hold", annotated=False)
+    track = load_posetrack(GOLDEN / "fault_hold.pose.json.gz")
+    monkeypatch.setattr(StoreClass, "pose_track", lambda self, s: track if s == sid else None, raising=False)
+    at = app().run()  # the latest session: this one
+    assert not at.exception, [e.value for e in at.exception]
+    _, data = player_data(at)
+    frames = data["skeleton"]["frames"]
+    by = {f["frame"]: f for f in frames}
+    rel = shots[0]["release_frame"]
+    lm = track.frames[rel].landmarks
+    ls = POINTS.index(LEFT_SHOULDER)
+    assert by[rel]["points"][ls] == pytest.approx([lm[LEFT_SHOULDER, 0], lm[LEFT_SHOULDER, 1]], abs=1e-4)
+    assert min(by) >= shots[0]["raise_start_frame"] - 30 and max(by) <= shots[-1]["end_frame"] + 30
+    at.toggle(key=f"skeleton_{sid}").set_value(False).run()
+    assert player_data(at)[1]["skeleton"] is None

@@ -17,6 +17,7 @@ from coach.dashboard.data import (
 from coach.dashboard.jobs import JOBS
 from coach.dashboard.machine_text import note_text
 from coach.dashboard.player import Clip, frame_player, media_url, request_seek, session_videos, video_frame_count
+from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
 from coach.report.data import gather, local_time
 
@@ -142,12 +143,27 @@ def video_panel(
         if video is None:
             st.warning(ui.tr("no_video"))
             return
+        skeleton = None
         if videos.annotated is not None and videos.plain is not None:  # the skeleton is drawn into the video
             if not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
                 video = videos.plain
+        elif videos.annotated is None:  # the original video: the skeleton from the kept pose track, if any
+            skeleton = kept_skeleton(settings, sid, spans)
+            if skeleton is not None and not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
+                skeleton = None
         n = video_frame_count(video, session.get("frame_count"))
         clip = Clip(media_url(video, f"review.{sid}"), fps, n, ticks, spans)
-        frame_player(clip, key=key, lang=lang)
+        frame_player(clip, key=key, lang=lang, skeleton=skeleton)
+
+
+def kept_skeleton(settings, sid: int, spans: list) -> dict | None:
+    """The shots' skeletons from the session's kept pose track, for a session without an annotated video."""
+    with settings.store() as store:
+        reader = getattr(store, "pose_track", None)
+        track = reader(sid) if callable(reader) else None
+    if track is None:
+        return None
+    return skeleton_data(skeleton_frames(track, [(s.start, s.end) for s in spans]))
 
 
 def jump_menu(key: str, jumps: list, lang: str) -> None:

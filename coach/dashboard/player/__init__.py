@@ -106,11 +106,11 @@ def _keep_frame(key: str) -> None:
         st.session_state[REVIEW_FRAME] = int(frame)
 
 
-def frame_player(clip: Clip, *, key: str, lang: str, start: int = 0) -> int:
+def frame_player(clip: Clip, *, key: str, lang: str, start: int = 0, skeleton: dict | None = None) -> int:
     """The review's player for one clip. Returns the frame it rests on (the last it reported), which is also
-    st.session_state[REVIEW_FRAME]."""
+    st.session_state[REVIEW_FRAME]. `skeleton` (ghost.skeleton_data) is drawn over the video frame by frame."""
     seek = st.session_state.get(f"{key}.seek")
-    data = {"clips": [clip.as_data()], "labels": labels(lang), "seek": seek, "report": True}
+    data = {"clips": [clip.as_data()], "labels": labels(lang), "seek": seek, "report": True, "skeleton": skeleton}
     if seek is None and start:
         data["seek"] = {"frame": int(start), "n": 0}
     result = _component()(

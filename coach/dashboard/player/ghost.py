@@ -1,4 +1,6 @@
-"""The second shot's skeleton as a ghost over the first: B's pose at the moment that corresponds to A's frame
+"""Skeletons the player draws on its canvas. A session's own skeleton over its original video, every frame of its
+shots from the kept pose track (for sessions with no annotated video). And the second shot's skeleton as a
+ghost over the first: B's pose at the moment that corresponds to A's frame
 (through the synchronising phase mark), scaled and moved so that B's shoulders sit on A's (no rotation, so a
 difference in trunk tilt stays visible).
 
@@ -121,3 +123,23 @@ def ghost(a: Poses, b: Poses, a_sync: int, b_sync: int, fps_a: float, fps_b: flo
         ]
         frames.append({"frame": int(f), "points": pts})
     return Ghost(frames, a.dense and b.dense)
+
+
+def skeleton_frames(track, spans: list[tuple[int, int]], margin: int = 30) -> list[dict]:
+    """A kept pose track's skeleton over the frames of the shots (each span `margin` frames wider), as
+    [{"frame", "points": [[x, y] as fractions of the video, or None]}] for the player's canvas."""
+    want = set()
+    for a, b in spans:
+        want.update(range(a - margin, b + margin + 1))
+    out = []
+    for f in track.frames:
+        if f.index not in want or f.landmarks is None:
+            continue
+        lm = f.landmarks
+        pts = [[round(float(lm[i, 0]), 4), round(float(lm[i, 1]), 4)] if lm[i, 3] >= MIN_VIS else None for i in POINTS]
+        out.append({"frame": int(f.index), "points": pts})
+    return out
+
+
+def skeleton_data(frames: list[dict]) -> dict | None:
+    return {"frames": frames, "edges": [list(e) for e in EDGES], "hold": 0} if frames else None

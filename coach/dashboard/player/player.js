@@ -7,6 +7,9 @@
 // Streamlit calls this module's default function again on every rerun whose data changed, without running the
 // previous cleanup (it runs only on unmount), and keeps the component's DOM: so the player is built once per
 // parent element and every later call only hands it the new data.
+//
+// One file (~500 lines) because Streamlit loads a component's JS as a single inline ES module: Clip (a video
+// and its frame clock), Player (controls, ticks, synchronising, reporting) and the canvas drawing.
 
 const SPEEDS = [0.125, 0.25, 0.5, 1];
 const SPEED_LABELS = { 0.125: "1/8×", 0.25: "1/4×", 0.5: "1/2×", 1: "1×" };
@@ -271,6 +274,8 @@ class Player {
     this.scrub.setAttribute("aria-label", L.scrub || "");
     this.scrub.max = String(Math.max(0, this.lead.n - 1));
     this.drawTicks();
+    this.ownAt = data.skeleton ? new Map(data.skeleton.frames.map((p) => [p.frame, p])) : null;
+    this.drawGhost();
     // a "jump to" from Python: applied once per request number, whatever else reruns
     const seek = data.seek;
     if (seek && seek.n !== this.seekN) {
@@ -422,12 +427,11 @@ class Player {
     }, REPORT_MS);
   }
 
-  // ---- the second shot's skeleton over the first ----------------------------------------------------------
+  // ---- skeletons on the canvas: the clip's own (from the kept pose track, over the original video) and, side
+  // by side, the second shot's as a ghost over the first -----------------------------------------------------
   drawGhost() {
-    if (!this.pair) return;
     const c = this.lead;
     const cv = c.canvas;
-    const g = this.data.ghost;
     const ctx = cv.getContext("2d");
     const w = c.video.clientWidth;
     const h = c.video.clientHeight;
@@ -437,38 +441,23 @@ class Player {
     }
     ctx.clearRect(0, 0, w, h);
     cv.dataset.ghostFrame = "";
-    if (!g || !this.ghost.checked) return;
-    const pose = nearestPose(g.frames, c.shown, g.hold || 0);
-    if (!pose) return;
-    // the video is letterboxed inside its element (object-fit: contain)
-    const vw = c.video.videoWidth || 1;
-    const vh = c.video.videoHeight || 1;
-    const s = Math.min(w / vw, h / vh);
-    const ox = (w - vw * s) / 2;
-    const oy = (h - vh * s) / 2;
-    const px = (p) => [ox + p[0] * vw * s, oy + p[1] * vh * s];
-    ctx.lineWidth = 3;
-    ctx.strokeStyle = "rgba(0, 230, 255, 0.85)";
-    ctx.fillStyle = "rgba(0, 230, 255, 0.85)";
-    for (const [i, j] of g.edges) {
-      const a = pose.points[i];
-      const b = pose.points[j];
-      if (!a || !b) continue;
-      const [x0, y0] = px(a);
-      const [x1, y1] = px(b);
-      ctx.beginPath();
-      ctx.moveTo(x0, y0);
-      ctx.lineTo(x1, y1);
-      ctx.stroke();
+    cv.dataset.skeletonFrame = "";
+    const own = this.data.skeleton;
+    if (own && this.ownAt) {
+      const pose = this.ownAt.get(c.shown);
+      if (pose) {
+        drawPose(ctx, c, pose, own.edges, "rgba(255, 200, 40, 0.9)");
+        cv.dataset.skeletonFrame = String(pose.frame);
+      }
     }
-    for (const p of pose.points) {
-      if (!p) continue;
-      const [x, y] = px(p);
-      ctx.beginPath();
-      ctx.arc(x, y, 3, 0, 2 * Math.PI);
-      ctx.fill();
+    const g = this.data.ghost;
+    if (this.pair && g && this.ghost.checked) {
+      const pose = nearestPose(g.frames, c.shown, g.hold || 0);
+      if (pose) {
+        drawPose(ctx, c, pose, g.edges, "rgba(0, 230, 255, 0.85)");
+        cv.dataset.ghostFrame = String(pose.frame);
+      }
     }
-    cv.dataset.ghostFrame = String(pose.frame);
   }
 
   destroy() {
@@ -476,6 +465,39 @@ class Player {
     for (const [t, ev, fn] of this.listeners) t.removeEventListener(ev, fn);
     for (const c of this.clips) c.destroy();
     this.wrap.remove();
+  }
+}
+
+// points are fractions of the video's width and height; the video is letterboxed in its element (contain)
+function drawPose(ctx, clip, pose, edges, colour) {
+  const w = clip.video.clientWidth;
+  const h = clip.video.clientHeight;
+  const vw = clip.video.videoWidth || 1;
+  const vh = clip.video.videoHeight || 1;
+  const s = Math.min(w / vw, h / vh);
+  const ox = (w - vw * s) / 2;
+  const oy = (h - vh * s) / 2;
+  const px = (p) => [ox + p[0] * vw * s, oy + p[1] * vh * s];
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = colour;
+  ctx.fillStyle = colour;
+  for (const [i, j] of edges) {
+    const a = pose.points[i];
+    const b = pose.points[j];
+    if (!a || !b) continue;
+    const [x0, y0] = px(a);
+    const [x1, y1] = px(b);
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+  }
+  for (const p of pose.points) {
+    if (!p) continue;
+    const [x, y] = px(p);
+    ctx.beginPath();
+    ctx.arc(x, y, 3, 0, 2 * Math.PI);
+    ctx.fill();
   }
 }
 
