@@ -54,7 +54,8 @@ def coded_video(path: Path, n: int, fps: float) -> Path:
 
 
 def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool = True) -> tuple[int, list[dict]]:
-    """Record the golden pose track of `clip` as a session (key frames and their poses from a coded video of
+    """Record the golden pose track of `clip` as a session, its pose track kept as the dashboard keeps it (key
+    frames and their poses from a coded video of
     the track's length, which becomes the session's annotated video, or with `annotated=False` its original
     video); returns its id and stored shots."""
     track_path = GOLDEN / f"{clip}.pose.json.gz"
@@ -67,7 +68,7 @@ def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool 
         source = track_path if annotated else video
         rec = SessionRecorder(store, archer, source, pack, profile, grabber=VideoFrameGrabber(video))
         try:
-            report = analyze_track(track_path, pack=pack, profile=profile, on_shot=[rec.on_shot])
+            report = analyze_track(track_path, pack=pack, profile=profile, on_shot=[rec.on_shot], on_pose=[rec.on_pose])
             rec.finish(report)
         finally:
             rec.close()

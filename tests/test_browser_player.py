@@ -4,7 +4,7 @@ shows each frame's own number as a bar code, so every check compares the frame t
 the browser really has on screen.
 
 Review: step a clip frame by frame (buttons and arrow keys), jump to a release from the "jump to" menu and to
-an anchor from its tick. Compare: two shots side by side land on their releases together, step together, and
+an anchor from its tick, with the frame it rests on reaching the correction panel. Compare: two shots side by side land on their releases together, step together, and
 stay together through playback at 1/4 speed and a change of the synchronising mark."""
 
 from pathlib import Path
@@ -100,6 +100,14 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             check(readout, video, release, "after 'jump to release'")
             page.locator(".cp-back").click()
             check(readout, video, release - 1, "one frame before the release")
+            # the frame the player rests on reaches Python (st.session_state["review_frame"]): the correction
+            # panel's "current frame" follows it
+            panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
+            for _ in range(100):
+                if panel.input_value() == str(release - 1):
+                    break
+                page.wait_for_timeout(100)
+            assert panel.input_value() == str(release - 1), "the player's frame did not reach the correction panel"
             fwd.click()
             check(readout, video, release, "back on the release")
 

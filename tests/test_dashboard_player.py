@@ -159,16 +159,22 @@ def test_the_ghost_puts_shot_b_shoulders_on_shot_a(env):
     assert not np.allclose(at["points"][eb], pa[13, :2] / [w, h], atol=1e-3)
 
 
-def test_without_a_kept_track_the_ghost_comes_from_the_key_frames(env):
+def test_the_ghost_poses_come_from_the_kept_track_else_the_key_frames(env, monkeypatch):
+    from coach.store import Store as StoreClass
+
     settings, sessions = env
     sid, shots = sessions["fault_release"]
     with Store.open(settings.db) as store:
-        poses = shot_poses(store, sid, store.session(sid), shots[0])
-        kept = getattr(store, "pose_track", None)
-        has_track = callable(kept) and kept(sid) is not None
-    assert poses is not None and poses.dense == has_track
-    if not has_track:  # the full-draw and release key frames
-        assert shots[0]["release_frame"] in poses.by_frame and len(poses.by_frame) == 2
+        kept = shot_poses(store, sid, store.session(sid), shots[0])
+        monkeypatch.setattr(StoreClass, "pose_track", lambda self, s: None, raising=False)  # an older session
+        keys = shot_poses(store, sid, store.session(sid), shots[0])
+    assert kept is not None and kept.dense
+    assert all(f in kept.by_frame for f in range(shots[0]["raise_start_frame"], shots[0]["end_frame"] + 1))
+    assert keys is not None and not keys.dense
+    assert set(keys.by_frame) == {shots[0]["release_frame"], *keys.by_frame} and len(keys.by_frame) == 2
+    # the same pose either way at the release (the key frame keeps the analysed pose; the track is quantised)
+    rel = shots[0]["release_frame"]
+    assert np.allclose(kept.by_frame[rel][[11, 12], :2], keys.by_frame[rel][[11, 12], :2], atol=1.0)
 
 
 # ---- the pages under AppTest -----------------------------------------------------------------------------
