@@ -1,5 +1,7 @@
-"""Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
-verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
+"""Session review: the frame player on the annotated video (coach/dashboard/player: frame stepping, slow motion,
+loop, marks and faults on the scrub bar), a timeline of phases and faults (click a band to land on its first
+frame), the verdicts per shot with the classical quote and cues, key frames, the coach's accept / dismiss /
+comment, and the correction panel (coach/dashboard/corrections_panel.py), which reads the player's frame."""
 
 import altair as alt
 import pandas as pd
