@@ -234,6 +234,42 @@ def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
         assert "straight_bow_arm" not in store.archer("王小明").overrides
 
 
+def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env, analysed):
+    """#15 item 6: lower the archer's cup_of_water limit (-14 for a beginner) to -20 and analyse the clip again
+    from the Analyze page: the same session, the new limit, the same measured value, and the annotated video
+    drawn again after the new analysis (the review shows it, not flagged as older than the analysis)."""
+    _, sid = analysed
+    video = env.annotated_video(sid)
+    drawn_before = video.stat().st_mtime_ns
+    with Store.open(env.db) as store:
+        (before,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+    at = app("rulebook").run()
+    at.selectbox(key="adj_archer").set_value("王小明")
+    at.selectbox(key="adj_rule.en").set_value("cup_of_water").run()
+    at.number_input(key="adj_王小明_cup_of_water_enter_below").set_value(-20.0)
+    at.button(key="adj_save").click().run()
+    no_exception(at)
+    try:
+        at = app("analyze").run()
+        at.selectbox(key="archer.en").set_value("王小明").run()
+        at.selectbox(key="sample").set_value("short_1shot")
+        at.button(key="analyse").click().run()
+        at = wait_for_job(at)
+        no_exception(at)
+        with Store.open(env.db) as store:
+            (after,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+            assert [s["id"] for s in store.sessions() if s["archer"] == "王小明"] == [sid]
+        assert before["threshold"]["below"] == -14.0 and after["threshold"]["below"] == -20.0  # beginner: -8 → -14
+        assert after["value"] == before["value"]
+        assert video.stat().st_mtime_ns > drawn_before  # drawn again, after the new analysis
+        assert at.get("video") and not any("predates" in c.value for c in at.caption)
+    finally:
+        at = app("rulebook").run()
+        at.selectbox(key="adj_archer").set_value("王小明")
+        at.selectbox(key="adj_rule.en").set_value("cup_of_water").run()
+        at.button(key="adj_reset").click().run()
+
+
 def test_language_switch(env, analysed):
     at = app("review", lang="zh").run()
     assert [t.value for t in at.title] == ["回顧"]
