@@ -329,6 +329,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "live_m_dropped": ("丟棄幀數", "Dropped frames"),
     "live_m_analysed": ("已分析幀", "Frames analysed"),
     "live_m_latency": ("延遲 p50", "Latency p50"),
+    "live_dropped_note": (
+        "分析跟不上：{released} 幀中丟棄了 {dropped} 幀（分析了 {share:.0%}）。關掉其他程式，或用 `coach live` 在終端機看。",
+        "The analysis could not keep up: {dropped} of {released} frames were dropped ({share:.0%} analysed). "
+        "Close other programs, or watch with `coach live` in a terminal.",
+    ),
     "live_top_faults": ("最常見的病", "Most frequent faults"),
     "live_browser_intro": (
         "按 START 打開這台裝置的攝影機（手機或平板須與本機在同一網路）；影像送到本機分析，標註後傳回。",

@@ -32,7 +32,11 @@ from .check import FAIL, OK, WARN, CameraCheck
 from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
-REFRESH_S = 0.5
+# The page's poll. Every poll reruns the panel in the dashboard's process, beside the analysis thread, and the
+# browser lays it out again. Polled every 0.5 s, the page cost the analysis half its frames: a 22 s clip, 26 %
+# analysed with the page open against 55 % for `coach live` in the same run (56 % with the page closed); every
+# 1 s, 46 % against 53 % (benchmarks/live_latency.py --compare, 2 shared cores under a load of 7-8).
+REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
 # plus a word: pass, warn and fail read apart without colour and without emoji
@@ -236,11 +240,11 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if show_image:
         left, right = st.columns([3, 2])
         with left:
-            img = run.board.image(lang)
-            if img is None:
+            jpeg = run.board.jpeg(lang)  # encoded small by the board; st.image passes JPEG bytes through as they are
+            if jpeg is None:
                 st.caption(tr("live_waiting_frame"))
             else:
-                st.image(img, channels="BGR", output_format="JPEG", width="stretch")
+                st.image(jpeg, output_format="JPEG", width="stretch")
     else:
         right = st.container()
     with right:
@@ -270,6 +274,8 @@ def _tally(snap: Snapshot, pack: RulePack, lang: str) -> None:
         st.caption(f"{tr('live_top_faults')}: {names}")
     if f.latency_p50_ms is not None:
         st.caption(f"{tr('live_m_latency')}: {f.latency_p50_ms:.0f} ms")
+    if f.dropped and share is not None:  # said in words: a count alone does not tell a coach what it means
+        st.caption(tr("live_dropped_note", dropped=f.dropped, released=f.released, share=share))
 
 
 def _name(pack: RulePack, rid: str, lang: str) -> str:
