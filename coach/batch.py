@@ -229,7 +229,7 @@ def _maxrss_mb() -> float:
 def analyse_task(job: Job) -> dict:
     """Analyse one video (in a worker). Never raises for a bad video: the outcome says what went wrong."""
     from .pipeline import analyze_video
-    from .store import SessionRecorder
+    from .recording import SessionRecorder
 
     t0 = time.perf_counter()
     queue = _worker_state.get("queue")

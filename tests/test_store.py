@@ -17,8 +17,9 @@ import pytest
 
 from coach.cli import main
 from coach.errors import CoachError
+from coach.recording import SessionRecorder
 from coach.results import Finding, SessionReport, ShotResult
-from coach.store import APPLICATION_ID, SCHEMA_VERSION, KeyFrame, Series, SessionRecorder, Store
+from coach.store import APPLICATION_ID, SCHEMA_VERSION, KeyFrame, Series, Store
 from posture_rules.pack import Profile, load_pack
 
 ROOT = Path(__file__).resolve().parents[1]
