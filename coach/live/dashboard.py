@@ -32,10 +32,12 @@ from .check import FAIL, OK, WARN, CameraCheck
 from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
-# The page's poll. Every poll reruns the panel in the dashboard's process, beside the analysis thread, and the
-# browser lays it out again. Polled every 0.5 s, the page cost the analysis half its frames: a 22 s clip, 26 %
-# analysed with the page open against 55 % for `coach live` in the same run (56 % with the page closed); every
-# 1 s, 46 % against 53 % (benchmarks/live_latency.py --compare, 2 shared cores under a load of 7-8).
+# The page's poll. Every poll reruns the panel in the dashboard's process and the browser lays it out and paints
+# it again; on the machine that also runs the analysis, that work takes the analysis' frames. Headless Chromium
+# spent ~6 CPU s a minute on an idle Live page, ~30 CPU s a minute on a running one polled every 0.5 s. On a
+# 22 s clip (benchmarks/live_latency.py --compare; 2 cores shared, load 7-12, so single runs vary a lot) the page
+# polled every 0.5 s analysed 15-26 % of the frames (coach live: 40-56 %, the page closed: 56 %); every 1 s,
+# 13-69 % (median of 5 runs 31 %), and Chromium used about a third less.
 REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
