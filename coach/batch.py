@@ -250,7 +250,14 @@ def analyse_task(job: Job) -> dict:
         profile = profile_from_json(job.profile)
         log = StoreOpLog()
         recorder = SessionRecorder(log, job.archer, job.path, pack, profile, chash=job.chash)
-        report = analyze_video(job.path, pack=pack, profile=profile, model=job.model, on_shot=[recorder.on_shot])
+        report = analyze_video(
+            job.path,
+            pack=pack,
+            profile=profile,
+            model=job.model,
+            on_shot=[recorder.on_shot],
+            on_pose=[recorder.on_pose],
+        )
         recorder.finish(report)
         recorder = None
         out.update(ok=True, begin=log.begin, ops=log.ops, report=report, frames=report.frame_count)

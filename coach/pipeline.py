@@ -9,7 +9,7 @@ from pathlib import Path
 
 from posture_rules.pack import Profile, RulePack
 
-from .analyzer import Analyzer, FrameListener, ReleaseRefiner, ShotListener
+from .analyzer import Analyzer, FrameListener, PoseListener, ReleaseRefiner, ShotListener
 from .capture import FrameSource
 from .errors import CoachError
 from .pose import make_estimator
@@ -30,6 +30,7 @@ def analyze_video(
     on_frame: Iterable[FrameListener] = (),
     progress: Progress | None = None,
     audio: bool = True,
+    on_pose: Iterable[PoseListener] = (),
 ) -> SessionReport:
     src = FrameSource(path)
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
@@ -51,6 +52,7 @@ def analyze_video(
         on_shot=on_shot,
         on_frame=on_frame,
         release_refiner=cues.refiner(src.fps) if cues is not None else None,
+        on_pose=on_pose,
     )
     poses = [] if save_pose else None
     try:
@@ -86,6 +88,7 @@ def analyze_track(
     profile: Profile | None = None,
     on_shot: Iterable[ShotListener] = (),
     release_refiner: ReleaseRefiner | None = None,
+    on_pose: Iterable[PoseListener] = (),
 ) -> SessionReport:
     """Re-analyse a saved pose track without running the model (threshold tuning, golden tests).
     `release_refiner`: e.g. `coach.audio.cues_from_envelope(load_envelope(...)).refiner(fps)`."""
@@ -101,6 +104,7 @@ def analyze_track(
         source=track.source,
         on_shot=on_shot,
         release_refiner=release_refiner,
+        on_pose=on_pose,
     )
     for pf in track.frames:
         analyzer.push_pose(pf)

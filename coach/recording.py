@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CoachError
+from .kept_track import PoseKeeper
 from .results import SessionReport, ShotResult
 from .store import Archer, KeyFrame, Series, Store, content_hash, default_db_path, normalize_name, schema
 from .store.media import VideoFrameGrabber, encode_thumbnail
@@ -46,8 +47,13 @@ class SessionRecorder:
         *,
         grabber=None,
         chash: str | None = None,
+        keeper: PoseKeeper | None = None,
     ):
         self.store = store
+        # Every frame's pose (`on_pose`, an Analyzer pose listener), kept with the session when it finishes, so
+        # a coach's correction is re-judged without the model (coach/corrections.py).
+        self.keeper = keeper if keeper is not None else PoseKeeper()
+        self.on_pose = self.keeper.push
         self.archer = archer if isinstance(archer, Archer) else store.ensure_archer(archer)
         self.source = str(source)
         src_path = Path(source)
@@ -92,6 +98,9 @@ class SessionRecorder:
 
     def finish(self, report: SessionReport) -> None:
         self.store.finish_session(self.sid, report)
+        if self.keeper.n:
+            blob = self.keeper.encode(report.fps, report.width, report.height, report.source)
+            self.store.keep_pose_track(self.sid, blob)
         self.close()
 
     def close(self) -> None:
@@ -154,6 +163,8 @@ class DeferredRecorder:
         given = {k: v for k, v in self.fields.items() if v is not None}
         self.profile = replace(base, **given)
         self.rec = None
+        self.keeper = PoseKeeper()  # the poses, kept from the first frame; written with the session
+        self.on_pose = self.keeper.push
 
     @property
     def sid(self):
@@ -171,7 +182,7 @@ class DeferredRecorder:
         store = Store.open(self.db)
         try:
             archer = store.ensure_archer(self.name, **self.fields)
-            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile)
+            self.rec = SessionRecorder(store, archer, self.source, self.pack, self.profile, keeper=self.keeper)
         except sqlite3.DatabaseError as e:
             store.close()
             raise CoachError(store.path, f"database error ({e})") from None

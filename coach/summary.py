@@ -6,7 +6,16 @@ from __future__ import annotations
 from posture_rules.pack import RulePack
 
 from .headline import SEVERITY_TEXT, Focus, headline
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, certainty_remarks, release_remarks
+from .results import (
+    FAULT,
+    NOT_ASSESSABLE,
+    PASS,
+    Finding,
+    SessionReport,
+    certainty_remarks,
+    correction_remarks,
+    release_remarks,
+)
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
 
@@ -94,6 +103,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
                 + status
             )
             lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
+        if s.corrected:
+            lines.append("  " + correction_remarks(s.corrected))
         shot_focus = focus_text(session_focus({"shots": [shot_doc]}, pack, limit=1), pack, 1)
         if shot_focus:
             lines.append(f"  work on 先練: {shot_focus[0].split(' (')[0]}")

@@ -158,9 +158,16 @@ def analysed(env):
     with Store.open(env.db) as store:
         sessions = [s for s in store.sessions() if s["archer"] == "王小明"]
         archer = store.archer("王小明")
+        kept = store.pose_track(sessions[0]["id"])  # the pose track is kept, so a coach can correct the session
     assert len(sessions) == 1 and sessions[0]["complete"] and sessions[0]["shots"] == 1
+    assert kept is not None and len(kept.frames) == store_frames(env.db, sessions[0]["id"])
     assert archer.handedness == "right" and archer.tolerance == "beginner"
     return at, sessions[0]["id"]
+
+
+def store_frames(db, sid: int) -> int:
+    with Store.open(db) as store:
+        return store.session(sid)["frame_count"]
 
 
 def test_analyze_opens_the_new_session_in_the_review(env, analysed):

@@ -34,6 +34,7 @@ COMMANDS: tuple[CommandGroup, ...] = (
     CommandGroup("coach.cli.render", ("render",)),
     CommandGroup("coach.live.cli", ("live",)),
     CommandGroup("coach.cli.batch", ("batch",)),
+    CommandGroup("coach.cli.correct", ("correct", "labels", "eval")),
 )
 
 

@@ -60,9 +60,10 @@ def cmd_analyze(args) -> int:
 
         recorder, profile = start_recording(args, pack, profile, source)
     listeners = [recorder.on_shot] if recorder else []
+    poses = [recorder.on_pose] if recorder else []  # the session's pose track is kept with it
     try:
         if args.pose_track:
-            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners)
+            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners, on_pose=poses)
         else:
             bar = progress_for(Path(args.video).name)  # on a terminal only: piped output stays the report
             try:
@@ -75,6 +76,7 @@ def cmd_analyze(args) -> int:
                         model=args.model,
                         save_pose=pose_out,
                         on_shot=listeners,
+                        on_pose=poses,
                         audio=args.audio,
                         progress=bar,
                     )

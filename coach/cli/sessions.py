@@ -30,6 +30,7 @@ def _report_from_json(d: dict):
             release_confidence=s.get("release_confidence", 1.0),
             release_evidence=s.get("release_evidence") or [],
             marks_confidence=s.get("marks_confidence") or {},
+            corrected=s.get("corrected"),
         )
         for s in d.get("shots", [])
     ]

@@ -270,7 +270,12 @@ def analyze_into_store(
             on_session(recorder.sid)
         try:
             report, poses = analyze_with_poses(
-                video, pack=pack, profile=profile, on_shot=[recorder.on_shot], progress=progress
+                video,
+                pack=pack,
+                profile=profile,
+                on_shot=[recorder.on_shot],
+                progress=progress,
+                on_pose=[recorder.on_pose],
             )
             try:
                 require_person(report, shown)

@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import CoachError
 from ..results import Finding, SessionReport, ShotResult
 from . import schema
+from .corrections import CorrectionsMixin
 from .records import Archer, KeyFrame, Series
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
@@ -67,7 +68,7 @@ def _damage_is_one_line(read):
 
 
 # ---- the store ------------------------------------------------------------------------------------------
-class Store:
+class Store(CorrectionsMixin):
     """Open with `Store.open(path)`; use as a context manager or call close()."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path):

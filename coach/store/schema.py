@@ -115,7 +115,39 @@ def _m2_profiles_series_keyframes(c: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_base, _m2_profiles_series_keyframes)
+def _m3_kept_tracks_corrections(c: sqlite3.Connection) -> None:
+    """v3: each session's kept pose track, and the corrections coaches made. Sessions analysed before have no
+    track and cannot be corrected (they say so); everything else in them is unchanged."""
+    _run(
+        c,
+        """
+        CREATE TABLE pose_tracks (
+            session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            codec TEXT NOT NULL,
+            frames INTEGER NOT NULL,
+            data BLOB NOT NULL          -- coach/kept_track.py
+        );
+        CREATE TABLE corrections (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            shot_idx INTEGER,           -- the shot's index after the correction (NULL: removed)
+            old_shot_idx INTEGER,       -- and before it (NULL: added)
+            action TEXT NOT NULL,       -- move, delete, add, let_down
+            marks_json TEXT NOT NULL,   -- [{"mark", "before", "after"}]
+            before_json TEXT,           -- the shot as it was, findings and the coach's notes on it included
+            author TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX corrections_session ON corrections(session_id, id);
+        """,
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _m1_base,
+    _m2_profiles_series_keyframes,
+    _m3_kept_tracks_corrections,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

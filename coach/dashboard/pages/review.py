@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from coach.dashboard import ui
+from coach.dashboard.corrections_panel import corrected_note, correction_panel
 from coach.dashboard.data import (
     fault_jumps,
     fmt_value,
@@ -171,6 +172,8 @@ def shot_panels(rd, lang: str) -> None:
     tabs = st.tabs([ui.tr("shot", n=s.index + 1) for s in rd.shots])
     for tab, sv in zip(tabs, rd.shots):
         with tab:
+            if note := corrected_note(sv.data):
+                st.caption(ui.esc(note))
             st.dataframe(
                 pd.DataFrame(verdict_rows(sv.data, rd.pack, rd.annotations, lang)),
                 column_config={
@@ -288,6 +291,7 @@ def render() -> None:
         st.caption(f"{ui.tr('notes')}: {ui.esc(note_text(note, lang))}")
     video_panel(settings, sid, rd.session, shots, rd.pack, fps, rd.annotations, sid in in_progress)
     shot_panels(rd, lang)
+    correction_panel(settings, sid, rd, lang)
     consistency_panel(rd, lang)
     coach_panel(settings, sid, rd, lang)
 
