@@ -33,11 +33,11 @@ from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 # The page's poll. Every poll reruns the panel in the dashboard's process and the browser lays it out and paints
-# it again; on the machine that also runs the analysis, that work takes the analysis' frames. Headless Chromium
-# spent ~6 CPU s a minute on an idle Live page, ~30 CPU s a minute on a running one polled every 0.5 s. On a
-# 22 s clip (benchmarks/live_latency.py --compare; 2 cores shared, load 7-12, so single runs vary a lot) the page
-# polled every 0.5 s analysed 15-26 % of the frames (coach live: 40-56 %, the page closed: 56 %); every 1 s,
-# 13-69 % (median of 5 runs 31 %), and Chromium used about a third less.
+# it again; on the machine that also runs the analysis, that work takes the analysis' frames (with the page
+# closed the dashboard analysed as many as `coach live`). A 22 s clip, benchmarks/live_latency.py --compare, the
+# page in headless Chromium on 2 shared cores: polled every 0.5 s, 27 % of the frames analysed against 83 % for
+# `coach live` in the same run; every 1 s, 67 % against 98 %; every 2 s, 73 % against 99 % — little more for
+# a page twice as slow, so 1 s. (Under loads of 8-12 single runs vary widely: 13-69 % at 1 s.)
 REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
