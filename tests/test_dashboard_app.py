@@ -175,10 +175,11 @@ def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     assert [t.value for t in at.title] == ["Session review"]
     assert at.selectbox(key="review_session.en").value == sid
     assert env.annotated_video(sid).is_file()
-    assert at.get("video")  # the annotated video
+    (player,) = at.get("bidi_component")  # the frame player on the annotated video
+    assert player.proto.component_name == "coach_frame_player" and "media/" in player.proto.json
     (timeline,) = at.get("vega_lite_chart")
     assert '"field": "lane"' in timeline.proto.spec  # one lane per shot's phases and per fault
-    assert "fault_pick" in timeline.proto.spec  # clicking a fault band selects it (and jumps the video)
+    assert "fault_pick" in timeline.proto.spec  # clicking a band selects it (and the player lands on it)
     body = texts(at)
     assert "Key frames" in body
     frame = at.dataframe[0].value

@@ -281,6 +281,38 @@ TEXT: dict[str, tuple[str, str]] = {
     "t_release": ("距發矢（秒）", "time from release (s)"),
     "no_series": ("這箭沒有逐幀量值。", "No per-frame metrics stored for this shot."),
     "measures": ("每箭量度", "Shot measures"),
+    # the frame player (coach/dashboard/player)
+    "pl_frame": ("幀", "frame"),
+    "pl_back": ("後退一幀（←）", "One frame back (←)"),
+    "pl_fwd": ("前進一幀（→）", "One frame forward (→)"),
+    "pl_play": ("播放（空白鍵）", "Play (space)"),
+    "pl_pause": ("暫停（空白鍵）", "Pause (space)"),
+    "pl_speed": ("速度", "Speed"),
+    "pl_loop": ("重播這一箭", "Loop this shot"),
+    "pl_ghost": ("疊影：乙箭骨架", "Ghost: shot B's skeleton"),
+    "pl_keys": (
+        "點一下播放器，再用 ← → 逐幀、空白鍵播放；刻度：階段與病，點一下跳過去。",
+        "Click the player, then ← → step a frame and space plays; the ticks are phase marks and faults: "
+        "click one to jump to it.",
+    ),
+    "pl_scrub": ("時間軸", "Scrub bar"),
+    "pl_mark_raise": ("舉弓", "raise"),
+    "pl_skeleton": ("顯示骨架", "Show the skeleton"),
+    "pl_no_plain": (
+        "沒有原始影片可播（只有畫了骨架的影片）。",
+        "The original video is not available (only the one with the skeleton).",
+    ),
+    "pl_jump": ("跳到", "Jump to"),
+    "pl_sync": ("對齊於", "Synchronise at"),
+    "pl_side_by_side": ("兩箭並排", "Side by side"),
+    "pl_no_video": ("這一箭沒有可播放的影片。", "No playable video for this shot."),
+    "pl_ghost_sparse": (
+        "疊影只在關鍵畫面（滿弓、發矢）上：逐幀骨架沒有保存。",
+        "The ghost shows at the key frames only (full draw, release): per-frame poses are not stored.",
+    ),
+    "pl_ghost_none": ("沒有可疊的骨架資料。", "No stored skeleton to overlay."),
+    "pl_threshold": ("合格範圍", "fine range"),
+    "pl_metric_release": ("發矢 t = 0", "release t = 0"),
     # trends
     "sessions_over_time": ("歷次場次", "Sessions over time"),
     "fault_rate": ("各規則出病比率", "Fault rate per rule"),
