@@ -270,7 +270,8 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
         assert before["threshold"]["below"] == -14.0 and after["threshold"]["below"] == -20.0  # beginner: -8 → -14
         assert after["value"] == before["value"]
         assert video.stat().st_mtime_ns > drawn_before  # drawn again, after the new analysis
-        assert at.get("video") and not any("predates" in c.value for c in at.caption)
+        (player,) = at.get("bidi_component")  # the frame player, on the annotated video drawn again
+        assert "media/" in player.proto.json and not any("predates" in c.value for c in at.caption)
     finally:
         at = app("rulebook").run()
         at.selectbox(key="adj_archer").set_value("王小明")
