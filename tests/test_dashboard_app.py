@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT, SAMPLES
 from streamlit.testing.v1 import AppTest
 
+from coach.dashboard.i18n import t
 from coach.dashboard.jobs import JOBS, save_upload
 from coach.dashboard.settings import Settings
 from coach.errors import CoachError
@@ -193,7 +194,7 @@ def test_review_saves_the_coachs_annotation(env, analysed):
     no_exception(at)
     at.radio(key="ann_action.en").set_value("dismiss")
     at.text_area(key="ann_comment").input("對著鏡頭太斜 camera too oblique")
-    at.button[-1].click().run()  # the form's save button
+    next(b for b in at.button if b.label == t("save", "en")).click().run()  # the form's save button
     no_exception(at)
     with Store.open(env.db) as store:
         (ann,) = store.annotations(sid)
