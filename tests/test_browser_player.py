@@ -194,3 +194,62 @@ def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server
             assert "Traceback" not in page.evaluate("document.body.textContent")
         finally:
             ctx.close()
+
+
+def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(server, output_dir):
+    """Issue 14's loop in the browser: land on shot 2's release, step back two frames, set the release there
+    in the correction panel, save under a coach's name; the page shows the re-judged verdicts and "corrected by",
+    the store holds the new release, and the HTML report names the coach. (Last in this file: it changes the
+    session the other tests read.)"""
+    from playwright.sync_api import sync_playwright
+
+    from coach.cli import main
+    from coach.store import Store
+
+    url, tmp, sessions = server
+    sid, shots = sessions["fault_elbow"]
+    release = shots[1]["release_frame"]
+    with sync_playwright() as p:
+        ctx = browser(p, tmp)
+        try:
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            page.goto(url)
+            readout = page.locator(".cp-readout").first
+            video = page.locator("video.cp-video").first
+            readout.wait_for(timeout=60_000)
+            page.get_by_role("combobox", name=t("corr_shot", "zh")).click()
+            page.get_by_role("option", name=t("shot", "zh", n=2), exact=True).click()
+            page.locator(f".cp-tick[data-kind=release][data-frame='{release}']").click()
+            check(readout, video, release, "on shot 2's release tick")
+            page.locator(".cp-back").click()
+            page.locator(".cp-back").click()
+            check(readout, video, release - 2, "two frames before the release")
+            panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
+            for _ in range(100):
+                if panel.input_value() == str(release - 2):
+                    break
+                page.wait_for_timeout(100)
+            assert panel.input_value() == str(release - 2), "the player's frame did not reach the correction panel"
+            page.get_by_role("button", name=t("corr_set", "zh", mark=t("mark_release", "zh"))).click()
+            by = page.get_by_role("textbox", name=t("corr_by", "zh"))
+            by.fill("李教練")
+            by.press("Tab")
+            page.wait_for_timeout(500)
+            page.get_by_role("button", name=t("corr_save", "zh")).click()
+            note = t("corrected_by", "zh", by="李教練")
+            page.get_by_text(note).first.wait_for(state="attached", timeout=60_000)  # in shot 2's tab
+            body = page.evaluate("document.body.textContent")
+            done = t("corr_done", "zh", by="李教練", secs=0, faults=0).split("，")[0]
+            assert done in body, "the re-judged verdicts are not shown"
+            assert "Traceback" not in body
+            page.screenshot(path=str(output_dir / "player_correction.png"))
+        finally:
+            ctx.close()
+    db = tmp / "coach.db"
+    with Store.open(db) as s:
+        shot = s.shots(sid)[1]
+    assert shot["release_frame"] == release - 2
+    out = tmp / "corrected.html"
+    assert main(["report", str(sid), "--format", "html", "--out", str(out), "--db", str(db)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "corrected by 李教練" in html and f"{release} → {release - 2}" in html
