@@ -81,6 +81,7 @@ def cmd_analyze(args) -> int:
                         on_shot=listeners,
                         audio=args.audio,
                         progress=bar,
+                        full_rate=args.full_rate,
                     )
             finally:
                 if bar is not None:
@@ -141,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="time each release by the string's sound where the video has audio (default: on)",
+    )
+    a.add_argument(
+        "--full-rate",
+        action="store_true",
+        help="run the pose model on every frame (default: sample the stretches where nobody draws; same shots)",
     )
     a.add_argument("--archer", metavar="NAME", help="record the session for this archer in the store (--db)")
     a.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")

@@ -77,6 +77,10 @@ class ShotSpec:
     start_in_hold_s: float | None = None
     # Last shot only: the clip's last frame is this many frames after the release frame (follow-through cut).
     end_after_release: int | None = None
+    # A long session: before this shot the archer stands idle this long, nocking an arrow at the belt and
+    # shifting weight, and walks out of the picture (to the target and back) for walk_out_s of it.
+    idle_before_s: float = 0.0
+    walk_out_s: float = 0.0
 
 
 @dataclass
@@ -191,6 +195,8 @@ def build_timeline(
         if spec.hold_s is not None:
             hold_d = spec.hold_s
 
+        if spec.idle_before_s > 0:
+            t = _idle(keys, t, spec, base, rng, snap)
         keys.append(Key(t, base))
         t = snap(t + setup_in)
         keys.append(Key(t, setup))
@@ -351,6 +357,30 @@ def build_timeline(
     if last.end_after_release is not None:
         stop = int(frames_of[-1]["release_frame"]) + last.end_after_release + 1
     return _trim(tl, start, stop) if (start, stop) != (0, n_frames) else tl
+
+
+def _idle(keys: list[Key], t: float, spec: ShotSpec, base: Pose, rng: np.random.Generator, snap) -> float:
+    """An idle stretch between shots (a long session): standing, walking out of the picture and back, and
+    nocking the next arrow at the belt (the hands together, well below a raise's). Returns its end time."""
+    end = t + spec.idle_before_s
+    walk = min(spec.walk_out_s, max(0.0, spec.idle_before_s - 12.0))
+    stand = (spec.idle_before_s - walk - 6.0) / 2.0 if walk else (spec.idle_before_s - 3.0) / 2.0
+    nock = with_(base, bow_el=-65.0, bow_az=35.0, bow_elbow=150.0, draw_x=0.05, draw_y=-0.52, draw_z=0.25)
+    keys.append(Key(t, base))
+    t = snap(t + max(stand, 0.5))
+    keys.append(Key(t, with_(base, head_yaw=float(rng.uniform(-10, 40)))))
+    if walk:
+        away = with_(base, walk_x=6.0, head_yaw=-60.0)
+        keys.append(Key(t + 3.0, away))  # out of the picture
+        keys.append(Key(t + 3.0 + walk, away))
+        t = snap(t + 6.0 + walk)
+        keys.append(Key(t, base))
+    t_nock = snap(max(t + 0.5, end - 3.0))
+    keys.append(Key(t_nock, base))
+    keys.append(Key(t_nock + 1.0, nock))
+    keys.append(Key(t_nock + 2.0, nock))
+    keys.append(Key(snap(end), base))
+    return snap(end)
 
 
 _EVENTS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "let_down_frame", "end_frame")
