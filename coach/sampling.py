@@ -12,11 +12,16 @@ and on every frame from a little before a raise could start until the shot's fol
 Why the analyzer gets an empty PoseFrame (no person) for each frame the model skipped rather than no frame at
 all: every frame-counted window downstream (the smoother, the despiker, the shoulder-width quantile and its
 refresh, the view's every-15th-frame check, the engine's buffer) then stays aligned with a full-rate run, and
-time keeps its frame numbers. Those windows hold valid samples only, so after `preroll_s` of dense frames they
-hold the same samples as a full-rate run: the shot's marks (the look-back walks back from the anchor through
+time keeps its frame numbers. Those windows hold valid samples only, so a few seconds into a dense stretch
+they hold the samples of a full-rate run: the shot's marks (the look-back walks back from the anchor through
 the raise to the rest before it, and the setup second before the raise is the engine's baseline) and its
 verdicts come from the same numbers. `preroll_s` covers the frames between the last quiet sample and the
-trigger, the raise, the setup second, and the 3 s shoulder-width window.
+trigger, the setup second and the smoothers' warm-up.
+
+The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the
+last frames it saw), so on video the landmarks of a dense stretch differ a little from a full-rate run's for
+seconds; the same happens to a full-rate run whose model saw one frame more (benchmarks/long_session.py
+--noise-floor). The sampler's decisions are checked exactly on pose tracks (coach/sampling_check.py).
 
 The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
 analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
@@ -44,11 +49,13 @@ LEFT_WRIST, RIGHT_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
 class SamplingPlan:
     """How sparsely the idle stretches are sampled and how much is analysed around each raise."""
 
-    sparse_fps: float = 5.0  # model runs per second while nobody draws
-    # Dense analysis starts this long before the sample that triggered it (see the module docstring).
-    preroll_s: float = 4.5
+    sparse_fps: float = 3.0  # model runs per second while nobody draws
+    # Dense analysis starts this long before the sample that triggered it (see the module docstring). Measured
+    # by replaying the real and golden pose tracks after an idle stretch (benchmarks/long_session.py): 1.5 s
+    # moved one draw start by a frame (clean_lh), 2.5 s and more gave the full rate's marks and verdicts.
+    preroll_s: float = 3.0
     # Dense analysis ends once the archer has been at rest (no trigger, the tracker seeking) this long.
-    settle_s: float = 1.5
+    settle_s: float = 1.0
     # A wrist above this share of the torso, measured down from the shoulder line, could be raising the bow
     # (arms hanging: ~1.0; the synthetic archer nocking at the belt: ~0.8; a raise passes 0.6 in its first
     # third).
@@ -202,7 +209,7 @@ class AdaptiveSampler(Generic[Item]):
             self._go_dense()
             self._push_dense(item)
             return
-        while self._ring and self._ring_bytes + nbytes > self.plan.max_ring_bytes:
+        while self._ring and (len(self._ring) >= self._preroll or self._ring_bytes + nbytes > self.plan.max_ring_bytes):
             self._commit_sparse()
         self._ring.append(item)
         self._ring_bytes += nbytes
@@ -217,8 +224,6 @@ class AdaptiveSampler(Generic[Item]):
                 return
             self._poses[i] = pf
             self._last_sample = pf
-        while len(self._ring) > self._preroll:
-            self._commit_sparse()
 
     def finish(self) -> None:
         """The video ended: what is still held goes to the analyzer as sampled."""
