@@ -24,17 +24,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def real(folder: Path, sound: bool = True) -> str:
-    from coach.evaluate import analyse_clip, contradicted_faults, labelled_clips, score_clip, summarise
+    from coach.labels import evaluate_folder
     from tests.realpose_observed import OBSERVED_PASSING
 
-    scores, lines = [], []
-    for clip in labelled_clips(folder):
-        score = score_clip(clip, analyse_clip(clip, sound=sound))
-        scores.append(score)
-        bad = contradicted_faults(score, OBSERVED_PASSING.get(clip.name, {}))
-        lines.append(score.line() + (f"; contradicted by the footage: {bad}" if bad else ""))
-        lines += [f"    note: {n}" for n in score.notes]
-    lines.append("real footage: " + summarise(scores, OBSERVED_PASSING).line())
+    # the same figures as `coach eval DIR` on a club's exported corrections
+    lines, _, _ = evaluate_folder(folder, sound=sound, observed=OBSERVED_PASSING)
     return "\n".join(lines)
 
 

@@ -38,6 +38,7 @@ LET_DOWN_NOTES = {
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
 FrameListener = Callable[[FrameResult], None]
+PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio.py)
 ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
 
@@ -57,6 +58,7 @@ class Analyzer:
         on_shot: Iterable[ShotListener] = (),
         on_frame: Iterable[FrameListener] = (),
         release_refiner: ReleaseRefiner | None = None,
+        on_pose: Iterable[PoseListener] = (),
     ):
         self.fps, self.width, self.height = fps, width, height
         self.profile = profile or Profile()
@@ -69,6 +71,7 @@ class Analyzer:
         # Every analysed frame, including those finish() flushes from the smoother (renderers, live views).
         self.frame_listeners = list(on_frame)
         self.release_refiner = release_refiner  # applied to each completed shot before it is judged
+        self.pose_listeners = list(on_pose)
         handed = self.profile.handedness
         self.bodies = BodyStream(fps, width, height, mode, handed or "right")
         self.tracker = PhaseTracker(handedness=handed)
@@ -93,6 +96,8 @@ class Analyzer:
         return self.push_pose(self.estimator.estimate(frame))
 
     def push_pose(self, pf: PoseFrame) -> list[FrameResult]:
+        for listener in self.pose_listeners:
+            listener(pf)
         self.frames_seen += 1
         if pf.landmarks is not None:
             self.frames_with_person += 1
@@ -187,24 +192,7 @@ class Analyzer:
         return shot
 
     def _phase_times(self, sp: ShotPhases) -> dict[str, float | None]:
-        t = self._time_of.get
-        w = phase_windows(sp, t)
-        out: dict[str, float | None] = {}
-        for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
-            a, b = w.get(name, (None, None))
-            ta, tb = (t(a), t(b)) if a is not None else (None, None)
-            if name == "follow_through" and a is not None:
-                tb = t(b - 1)
-            out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None
-        for key, frame in (
-            ("raise_start_at", sp.raise_start_frame),
-            ("draw_start_at", sp.draw_start_frame),
-            ("anchor_at", sp.anchor_frame),
-            ("release_at", sp.release_frame),
-            ("end_at", sp.end_frame),
-        ):
-            out[key] = t(frame) if frame is not None else None
-        return out
+        return phase_times(sp, self._time_of.get)
 
     # ---- report ----------------------------------------------------------------------------------------
     def report(self, complete: bool = True) -> SessionReport:
@@ -243,3 +231,25 @@ class Analyzer:
             notes=notes,
             complete=complete,
         )
+
+
+def phase_times(sp, t) -> dict[str, float | None]:
+    """A shot's phase durations (raise_s, draw_s, …) and mark times (raise_start_at, …) in s, for `times_s`:
+    `sp` anything with the marks of a ShotPhases, `t` a frame's time in s (None where unknown)."""
+    w = phase_windows(sp, t)
+    out: dict[str, float | None] = {}
+    for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
+        a, b = w.get(name, (None, None))
+        ta, tb = (t(a), t(b)) if a is not None else (None, None)
+        if name == "follow_through" and a is not None:
+            tb = t(b - 1)
+        out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None
+    for key, frame in (
+        ("raise_start_at", sp.raise_start_frame),
+        ("draw_start_at", sp.draw_start_frame),
+        ("anchor_at", sp.anchor_frame),
+        ("release_at", sp.release_frame),
+        ("end_at", sp.end_frame),
+    ):
+        out[key] = t(frame) if frame is not None else None
+    return out

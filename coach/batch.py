@@ -229,7 +229,7 @@ def _maxrss_mb() -> float:
 def analyse_task(job: Job) -> dict:
     """Analyse one video (in a worker). Never raises for a bad video: the outcome says what went wrong."""
     from .pipeline import analyze_video
-    from .store import SessionRecorder
+    from .recording import SessionRecorder
 
     t0 = time.perf_counter()
     queue = _worker_state.get("queue")
@@ -250,7 +250,14 @@ def analyse_task(job: Job) -> dict:
         profile = profile_from_json(job.profile)
         log = StoreOpLog()
         recorder = SessionRecorder(log, job.archer, job.path, pack, profile, chash=job.chash)
-        report = analyze_video(job.path, pack=pack, profile=profile, model=job.model, on_shot=[recorder.on_shot])
+        report = analyze_video(
+            job.path,
+            pack=pack,
+            profile=profile,
+            model=job.model,
+            on_shot=[recorder.on_shot],
+            on_pose=[recorder.on_pose],
+        )
         recorder.finish(report)
         recorder = None
         out.update(ok=True, begin=log.begin, ops=log.ops, report=report, frames=report.frame_count)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2}
+SEVERITY_TEXT = {"critical": "critical 極重", "major": "major 重", "minor": "minor 輕"}  # the terminal's bilingual text
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from posture_rules.pack import Profile, RulePack
 
-from .analyzer import Analyzer, FrameListener, ReleaseRefiner, ShotListener
+from .analyzer import Analyzer, FrameListener, PoseListener, ReleaseRefiner, ShotListener
 from .capture import FrameSource
 from .errors import CoachError
 from .pose import make_estimator
@@ -31,12 +31,14 @@ def analyze_video(
     on_frame: Iterable[FrameListener] = (),
     progress: Progress | None = None,
     audio: bool = True,
+    on_pose: Iterable[PoseListener] = (),
     full_rate: bool = False,
     sampling: SamplingPlan | None = None,
 ) -> SessionReport:
     """`full_rate=False` (the default): the model samples the stretches where nobody draws and runs on every frame
-    around each shot (coach/sampling.py); frame listeners still get every frame, those the model skipped with
-    nobody in them. A saved pose track needs every frame's landmarks, so it runs at the full rate."""
+    around each shot (coach/sampling.py); frame and pose listeners still get every frame, those the model skipped
+    with nobody in them (re-analysing such a kept track gives the adaptive run's result again). A saved pose track
+    (--save-pose) needs every frame's landmarks, so it runs at the full rate."""
     src = FrameSource(path)
     adaptive = not full_rate and src.is_file and save_pose is None
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
@@ -58,6 +60,7 @@ def analyze_video(
         on_shot=on_shot,
         on_frame=on_frame,
         release_refiner=cues.refiner(src.fps) if cues is not None else None,
+        on_pose=on_pose,
     )
     poses = [] if save_pose else None
     log = None
@@ -103,6 +106,7 @@ def analyze_track(
     profile: Profile | None = None,
     on_shot: Iterable[ShotListener] = (),
     release_refiner: ReleaseRefiner | None = None,
+    on_pose: Iterable[PoseListener] = (),
 ) -> SessionReport:
     """Re-analyse a saved pose track without running the model (threshold tuning, golden tests).
     `release_refiner`: e.g. `coach.audio.cues_from_envelope(load_envelope(...)).refiner(fps)`."""
@@ -118,6 +122,7 @@ def analyze_track(
         source=track.source,
         on_shot=on_shot,
         release_refiner=release_refiner,
+        on_pose=on_pose,
     )
     for pf in track.frames:
         analyzer.push_pose(pf)

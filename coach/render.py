@@ -57,6 +57,7 @@ def analyze_with_poses(
     model: str | os.PathLike | None = None,
     on_shot=(),
     progress: Progress | None = None,
+    on_pose=(),
 ) -> tuple[SessionReport, dict[int, PoseView]]:
     """`coach analyze`'s analysis of a video (sound included), keeping every frame's pose and phase for the
     overlay — the last frames that `Analyzer.finish()` flushes included."""
@@ -78,6 +79,7 @@ def analyze_with_poses(
         model=model,
         on_shot=list(on_shot),
         on_frame=[keep],
+        on_pose=list(on_pose),
         progress=(lambda done, total: progress("analyse", done, total)) if progress else None,
     )
     return report, poses

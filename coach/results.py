@@ -95,6 +95,36 @@ def certainty_remarks(
     return out
 
 
+# What a coach did to a shot (ShotResult.corrected["action"]), for the terminal and the reports.
+_CORRECTION_NAMES = {
+    "move": "corrected by {by} 由{by}校正",
+    "add": "added by {by} (the machine missed it) 由{by}補記（機器漏判）",
+}
+_MARK_WORDS = {
+    "raise_start": "raise 舉弓",
+    "draw_start": "draw start 開弓起點",
+    "anchor": "anchor 靠位",
+    "release": "release 撒放",
+}
+
+
+def correction_remarks(corrected: dict | None) -> str:
+    """ "corrected by 李教練 由李教練校正: release 撒放 256 → 258; verdicts judged on the coach's marks
+    依教練所定時點判斷" for a shot a coach corrected; empty for the machine's own."""
+    if not corrected:
+        return ""
+    by = str(corrected.get("by") or "coach")
+    head = _CORRECTION_NAMES.get(corrected.get("action"), _CORRECTION_NAMES["move"]).format(by=by)
+    machine, now = corrected.get("machine") or {}, corrected.get("now") or {}
+    moved = [
+        f"{_MARK_WORDS.get(m, m)} {machine[m] if machine.get(m) is not None else '—'} → {now[m]}"
+        for m in corrected.get("marks", [])
+        if now.get(m) is not None
+    ]
+    marks = f": {', '.join(moved)}" if moved else ""
+    return f"{head}{marks}; verdicts judged on the coach's marks 依教練所定時點判斷"
+
+
 @dataclass(slots=True)
 class ShotResult:
     index: int
@@ -114,6 +144,9 @@ class ShotResult:
     release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)
     release_evidence: list[str] = field(default_factory=list)  # the signals that agreed on it
     marks_confidence: dict[str, float] = field(default_factory=dict)  # draw start and anchor, 0-1
+    # Set when a coach corrected the shot (coach/corrections.py): {"by", "at", "action", "marks": [names set]};
+    # its findings were then judged on the coach's marks, not the machine's.
+    corrected: dict | None = None
 
     @property
     def faults(self) -> list[Finding]:
@@ -137,7 +170,32 @@ class ShotResult:
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],
+            **({"corrected": dict(self.corrected)} if self.corrected else {}),
         }
+
+
+def shot_from_json(s: dict, fps: float) -> ShotResult:
+    """A ShotResult back from its coach.session/1 JSON (a stored shot)."""
+    return ShotResult(
+        index=s["index"],
+        raise_start_frame=s.get("raise_start_frame"),
+        draw_start_frame=s.get("draw_start_frame"),
+        anchor_frame=s.get("anchor_frame"),
+        release_frame=s.get("release_frame"),
+        end_frame=s.get("end_frame"),
+        fps=fps,
+        times_s=dict(s.get("phase_times_s") or {}),
+        findings=[finding_from_json(f) for f in s.get("findings", [])],
+        measures=dict(s.get("measures") or {}),
+        complete=s.get("complete", True),
+        release_source=s.get("release_source", "pose"),
+        flight_time_s=s.get("flight_time_s"),
+        hand_stayed=s.get("hand_stayed", False),
+        release_confidence=s.get("release_confidence", 1.0),
+        release_evidence=list(s.get("release_evidence") or []),
+        marks_confidence=dict(s.get("marks_confidence") or {}),
+        corrected=s.get("corrected"),
+    )
 
 
 @dataclass(slots=True)

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, SessionReport, certainty_remarks, release_remarks
+from .headline import SEVERITY_TEXT, Focus, headline
+from .results import (
+    FAULT,
+    NOT_ASSESSABLE,
+    PASS,
+    Finding,
+    SessionReport,
+    certainty_remarks,
+    correction_remarks,
+    release_remarks,
+)
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
 
@@ -47,7 +57,27 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     return out
 
 
+def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
+    """The headline's faults, one line each: the rule, where it showed, and its cue first in Chinese."""
+    out = []
+    for f in focus:
+        r = pack.by_id.get(f.rule)
+        name = f"{f.rule} {r.name_zh}" if r else f.rule
+        where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {of_shots} shots 箭"
+        cue = f" → {r.cue_zh} / {r.cue_en}" if r else ""
+        out.append(f"{name} ({SEVERITY_TEXT.get(f.severity, f.severity)}; {where}){cue}")
+    return out
+
+
+def session_focus(doc: dict, pack: RulePack, limit: int = 2) -> list[Focus]:
+    """The one or two faults of a coach.session/1 document to work on first."""
+    consistency = doc.get("consistency", {}).get("findings", [])
+    severity = {r.id: r.severity for r in pack.rules}
+    return headline(doc["shots"], consistency, severity, [r.id for r in pack.rules], limit=limit)
+
+
 def format_report(report: SessionReport, pack: RulePack) -> str:
+    doc = report.to_json()
     lines = [
         f"{report.source}",
         f"  {report.frame_count} frames at {report.fps:.2f} fps, {report.width}×{report.height}; "
@@ -56,7 +86,10 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
         f"(confidence {report.view_confidence:.2f}); rules: {report.rule_pack['id']} {report.rule_pack['version']}",
     ]
     lines += [f"  note: {n}" for n in report.notes]
-    for s in report.shots:
+    focus = focus_text(session_focus(doc, pack), pack, len(report.shots))
+    if focus:
+        lines += ["", "Work on first 先練:"] + [f"  {k + 1}. {line}" for k, line in enumerate(focus)]
+    for s, shot_doc in zip(report.shots, doc["shots"]):
         t = s.times_s
         lines.append("")
         status = "" if s.complete else "  (incomplete: release not seen)"
@@ -70,6 +103,11 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
                 + status
             )
             lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
+        if s.corrected:
+            lines.append("  " + correction_remarks(s.corrected))
+        shot_focus = focus_text(session_focus({"shots": [shot_doc]}, pack, limit=1), pack, 1)
+        if shot_focus:
+            lines.append(f"  work on 先練: {shot_focus[0].split(' (')[0]}")
         lines.append(
             "  phases: "
             + ", ".join(

@@ -154,6 +154,8 @@ def test_batch_folder_good_and_corrupt(tmp_path, archer_clip):
         assert st.series(shots[0]["_id"]) is not None
         assert {k.kind for k in st.key_frames(shots[0]["_id"])} == {"full_draw", "release"}
         assert st.session(by["day1.mp4"].session)["report"]["frame_count"] == by["day1.mp4"].frames
+        kept = st.pose_track(by["day1.mp4"].session)  # its pose track too, so a coach can correct it
+        assert kept is not None and len(kept.frames) == by["day1.mp4"].frames
 
     table = format_summary(res)
     assert "corrupt.mp4" in table and "1 failed" in table

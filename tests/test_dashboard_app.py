@@ -158,9 +158,16 @@ def analysed(env):
     with Store.open(env.db) as store:
         sessions = [s for s in store.sessions() if s["archer"] == "王小明"]
         archer = store.archer("王小明")
+        kept = store.pose_track(sessions[0]["id"])  # the pose track is kept, so a coach can correct the session
     assert len(sessions) == 1 and sessions[0]["complete"] and sessions[0]["shots"] == 1
+    assert kept is not None and len(kept.frames) == store_frames(env.db, sessions[0]["id"])
     assert archer.handedness == "right" and archer.tolerance == "beginner"
     return at, sessions[0]["id"]
+
+
+def store_frames(db, sid: int) -> int:
+    with Store.open(db) as store:
+        return store.session(sid)["frame_count"]
 
 
 def test_analyze_opens_the_new_session_in_the_review(env, analysed):
@@ -168,10 +175,11 @@ def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     assert [t.value for t in at.title] == ["Session review"]
     assert at.selectbox(key="review_session.en").value == sid
     assert env.annotated_video(sid).is_file()
-    assert at.get("video")  # the annotated video
+    (player,) = at.get("bidi_component")  # the frame player on the annotated video
+    assert player.proto.component_name == "coach_frame_player" and "media/" in player.proto.json
     (timeline,) = at.get("vega_lite_chart")
     assert '"field": "lane"' in timeline.proto.spec  # one lane per shot's phases and per fault
-    assert "fault_pick" in timeline.proto.spec  # clicking a fault band selects it (and jumps the video)
+    assert "fault_pick" in timeline.proto.spec  # clicking a band selects it (and the player lands on it)
     body = texts(at)
     assert "Key frames" in body
     frame = at.dataframe[0].value

@@ -17,8 +17,9 @@ import pytest
 
 from coach.cli import main
 from coach.errors import CoachError
+from coach.recording import SessionRecorder
 from coach.results import Finding, SessionReport, ShotResult
-from coach.store import APPLICATION_ID, SCHEMA_VERSION, KeyFrame, Series, SessionRecorder, Store
+from coach.store import APPLICATION_ID, SCHEMA_VERSION, KeyFrame, Series, Store
 from posture_rules.pack import Profile, load_pack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +170,9 @@ def test_v1_file_is_upgraded_in_place_and_keeps_its_data(tmp_path):
     c.close()
 
     with Store.open(db) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
+        # v3: sessions analysed before pose tracks were kept have none, so they cannot be corrected
+        assert not store.has_pose_track(1) and store.corrections(1) == []
         a = store.archer("Ayşe 王")
         assert a.handedness == "left" and a.draw_style == "mediterranean" and a.overrides == {}
         assert [s["id"] for s in store.sessions()] == [1]

@@ -25,10 +25,10 @@ from ..capture import FrameSource
 from ..errors import CoachError
 from ..overlay import PoseView
 from ..pipeline import require_person
+from ..recording import SessionRecorder
 from ..render import analyze_with_poses, draw_video
 from ..results import SessionReport
 from ..safe_io import os_problem
-from ..store import SessionRecorder
 from .settings import DEMO_ARCHER, Settings
 
 MB = 1 << 20
@@ -270,7 +270,12 @@ def analyze_into_store(
             on_session(recorder.sid)
         try:
             report, poses = analyze_with_poses(
-                video, pack=pack, profile=profile, on_shot=[recorder.on_shot], progress=progress
+                video,
+                pack=pack,
+                profile=profile,
+                on_shot=[recorder.on_shot],
+                progress=progress,
+                on_pose=[recorder.on_pose],
             )
             try:
                 require_person(report, shown)

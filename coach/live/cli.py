@@ -32,16 +32,16 @@ def register(sub) -> None:
     p.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
     p.add_argument("--max-seconds", type=float, default=None, help="stop after this long (scripts, demos)")
     p.add_argument("--retries", type=int, default=3, help="reopen a lost camera this many times (default 3)")
-    from ..cli import _common
+    from ..cli.common import add_profile_args
 
-    _common(p)
+    add_profile_args(p)
     p.set_defaults(func=cmd_live)
 
 
 def _protected(args) -> dict:
-    from ..cli import _protected as protected
+    from ..cli.common import protected_paths
 
-    return protected(args, args.source if not str(args.source).strip().isdigit() else None)
+    return protected_paths(args, args.source if not str(args.source).strip().isdigit() else None)
 
 
 def _has_display() -> bool:
@@ -52,12 +52,12 @@ def cmd_live(args) -> int:
     from posture_rules.pack import load_pack
 
     from ..capture import parse_source
-    from ..cli import _profile
+    from ..cli.common import profile_from_args
     from .printer import ShotPrinter
     from .session import LiveSession, open_source
 
     pack = load_pack(args.rules)
-    profile = _profile(args)
+    profile = profile_from_args(args)
     spec = parse_source(args.source)
     if args.json:  # refused now, not after the session has been coached
         from ..report.output import prepare_output
@@ -153,13 +153,13 @@ def _recording(args, pack, profile, spec):
     the archer, not a session — until there is a shot (or a finished session that saw a person), so a source
     that cannot be read leaves the store as it was. SQLite connections belong to one thread, so each session
     opens its own in the analysis thread that calls the factory."""
-    from ..store import Store, _writable, default_db_path, normalize_name, now_iso
+    from ..store import Store, default_db_path, normalize_name, now_iso, schema
 
     path = default_db_path(args.db)
     name = normalize_name(args.archer)
     archer = None
     if path.exists() and path.stat().st_size > 0:
-        if not _writable(path):
+        if not schema.writable(path):
             from ..errors import CoachError
 
             raise CoachError(path, "is read-only (read-only media or permissions); nothing can be recorded")
@@ -187,7 +187,8 @@ class LiveRecorder:
         self.sid = None
 
     def _start(self):
-        from ..store import SessionRecorder, Store
+        from ..recording import SessionRecorder
+        from ..store import Store
 
         path, archer, source, pack, profile, ring, chash = self._args
         self.store = Store.open(path)

@@ -20,7 +20,7 @@ from posture_rules.pack import Profile, Rule, RulePack, load_pack
 from ..errors import CoachError
 from ..headline import Focus, headline
 from ..overlay import Overlay, PoseView
-from ..results import certainty_remarks, release_remarks
+from ..results import certainty_remarks, correction_remarks, release_remarks
 from ..store import Archer, Store
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
@@ -320,6 +320,11 @@ def release_text(shot: dict) -> str:
     timed = release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
     sure = certainty_remarks(shot.get("release_confidence"), shot.get("release_evidence"), shot.get("marks_confidence"))
     return timed + (f"; {sure}" if sure else "")
+
+
+def corrected_text(shot: dict) -> str:
+    """ "corrected by NAME 由NAME校正: release 撒放 256 → 258; …" for a shot a coach corrected, else empty."""
+    return correction_remarks(shot.get("corrected"))
 
 
 def phase_times_text(times: dict) -> str:

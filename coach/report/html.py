@@ -11,6 +11,7 @@ from .data import (
     VERDICT_MARK,
     Chart,
     ReportData,
+    corrected_text,
     focus_lines,
     limits_text,
     local_time,
@@ -208,6 +209,8 @@ def render_html(d: ReportData) -> str:
         h.append(f'<h2 id="shot-{x.index + 1}">Shot {x.index + 1} 第{x.index + 1}箭</h2>')
         if not x.data.get("complete", True):
             h.append('<p class="warn">incomplete shot: the release was not seen</p>')
+        if x.data.get("corrected"):
+            h.append(f'<p class="ann corrected">{_e(corrected_text(x.data))}</p>')
         h.append(f"<p>{phase_times_text(t)}</p>")
         if x.data.get("release_frame") is not None:
             h.append(f"<p>release 發 at frame {x.data['release_frame']}{_e(release_text(x.data))}</p>")

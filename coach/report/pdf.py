@@ -17,6 +17,7 @@ from .data import (
     VERDICT_MARK,
     Chart,
     ReportData,
+    corrected_text,
     focus_lines,
     limits_text,
     local_time,
@@ -213,6 +214,8 @@ def render_pdf(d: ReportData) -> bytes:
             pdf, f"Shot {x.index + 1} 第{x.index + 1}箭" + ("" if x.data.get("complete", True) else " (incomplete)")
         )
         t = x.data.get("phase_times_s") or {}
+        if x.data.get("corrected"):
+            _para(pdf, corrected_text(x.data), 9, BLUE)
         _para(pdf, phase_times_text(t), 9)
         if x.data.get("release_frame") is not None:
             _para(pdf, f"release 發 at frame {x.data['release_frame']}{release_text(x.data)}", 9)

@@ -34,6 +34,7 @@ CSV_COLUMNS = (
     "cue_en",
     "coach_action",
     "coach_comment",
+    "corrected_by",  # the coach who corrected the shot's marks: its verdicts are judged on theirs
 )
 
 
@@ -77,6 +78,7 @@ def render_csv(d: ReportData) -> str:
                     r.cue_en if r else "",
                     last_action,
                     comments,
+                    (x.data.get("corrected") or {}).get("by", ""),
                 )
             )
     return "\ufeff" + buf.getvalue()

@@ -46,7 +46,7 @@ def test_report_refuses_the_wal(tmp_path, store):
 
 
 def test_batch_out_needs_force_and_never_the_store(tmp_path, store, monkeypatch):
-    from coach.batch_cli import check_out
+    from coach.cli.batch import check_out
 
     old = tmp_path / "summary.csv"
     old.write_text("precious")

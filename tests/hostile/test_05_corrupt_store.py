@@ -108,14 +108,14 @@ def test_read_only_store_is_read(tmp_path):
 def test_unwritable_store_is_read_in_process(tmp_path, monkeypatch, capsys):
     """The same rules without privileges to drop: the store reports itself unwritable (as on read-only media,
     where SQLite cannot create the -shm file either)."""
-    from coach import store as store_mod
     from coach.cli import main
+    from coach.store import schema as store_schema
 
     db = make_store(tmp_path)
     _checkpoint(db)
     capsys.readouterr()
     before = snapshot(db)
-    monkeypatch.setattr(store_mod, "_writable", lambda p: False)
+    monkeypatch.setattr(store_schema, "writable", lambda p: False)
     assert main(["sessions", "--db", str(db)]) == 0
     assert "complete" in capsys.readouterr().out
     assert main(["show", "1", "--db", str(db)]) == 0

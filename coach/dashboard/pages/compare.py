@@ -1,11 +1,16 @@
-"""Compare: two shots (same or different sessions) side by side, synchronised at the release (t = 0)."""
+"""Compare: two shots (same or different sessions) played side by side, synchronised at the release (or another
+phase mark), with the second shot's skeleton as a ghost over the first; each metric's per-frame line with its
+fine range and the release at t = 0; and the shot measures."""
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from coach.dashboard import ui
-from coach.dashboard.data import aligned_series, fmt_value, metric_label, session_label
+from coach.dashboard.data import fmt_value, metric_label, session_label
+from coach.dashboard.metric_chart import bands, metric_chart, metric_rows
+from coach.dashboard.player import Clip, media_url, pair_player, session_videos, video_frame_count
+from coach.dashboard.player.ghost import Ghost, ghost, shot_poses
+from coach.dashboard.player.model import Span, shot_span, shot_ticks
 from coach.report.data import gather
 from posture_rules.metrics import METRICS
 
@@ -36,6 +41,81 @@ def release_frame_image(store, sid: int, index: int):
     return kf, rd.pack
 
 
+SYNC_MARKS = ("release_frame", "anchor_frame", "draw_start_frame", "raise_start_frame")
+SYNC_LABELS = {
+    "release_frame": "mark_release",
+    "anchor_frame": "mark_anchor",
+    "draw_start_frame": "mark_draw_start",
+    "raise_start_frame": "pl_mark_raise",
+}
+
+
+def sync_frame(shot: dict, mark: str) -> int | None:
+    """The frame the two shots are synchronised at: the chosen mark, else the release, else the anchor."""
+    for k in (mark, "release_frame", "anchor_frame"):
+        if shot.get(k) is not None:
+            return int(shot[k])
+    return None
+
+
+def shot_clip(settings, store, s: dict, mark: str, name: str, lang: str) -> Clip | None:
+    """A shot's video for the side-by-side player (its session's annotated video, else the original)."""
+    session = store.session(s["sid"])
+    s["session"] = session
+    video = session_videos(settings, s["sid"], session).best
+    sync = sync_frame(s["shot"], mark)
+    if video is None or sync is None:
+        return None
+    n = video_frame_count(video, session.get("frame_count"))
+    ticks = shot_ticks(s["shot"], s["pack"], lang)
+    span = shot_span(s["shot"])
+    spans = [Span(span[0], span[1], name)] if span else []
+    return Clip(media_url(video, f"compare.{name}"), s["fps"], n, ticks, spans, sync, f"{name} — {s['label']}")
+
+
+def shot_ghost(store, picked: list[dict], mark: str) -> Ghost | None:
+    a, b = picked
+    pa = shot_poses(store, a["sid"], a["session"], a["shot"])
+    pb = shot_poses(store, b["sid"], b["session"], b["shot"])
+    sa, sb = sync_frame(a["shot"], mark), sync_frame(b["shot"], mark)
+    if pa is None or pb is None or sa is None or sb is None:
+        return None
+    g = ghost(pa, pb, sa, sb, a["fps"], b["fps"])
+    return g if g.frames else None
+
+
+def side_by_side(settings, store, picked: list[dict], names: list[str], lang: str) -> bool:
+    """Both shots' videos, synchronised at a phase mark, with the second's skeleton as an optional ghost."""
+    labels = {m: ui.tr(SYNC_LABELS[m]) for m in SYNC_MARKS}
+    mark = ui.choice(
+        ui.tr("pl_sync"),
+        SYNC_MARKS,
+        "cmp_sync",
+        labels.__getitem__,
+        default="release_frame",
+        radio=True,
+        horizontal=True,
+    )
+    clips = [shot_clip(settings, store, s, mark, n, lang) for s, n in zip(picked, names)]
+    if any(c is None for c in clips):
+        st.caption(ui.tr("pl_no_video"))
+        return False
+    g = shot_ghost(store, picked, mark)
+    if g is None:
+        st.caption(ui.tr("pl_ghost_none"))
+    elif not g.dense:
+        st.caption(ui.tr("pl_ghost_sparse"))
+    pair_player(
+        clips[0],
+        clips[1],
+        key="cmp_player",
+        lang=lang,
+        ghost=g.as_data() if g is not None else None,
+        seek={"frame": clips[0].sync, "n": f"{picked[0]['key']}|{picked[1]['key']}|{mark}"},
+    )
+    return True
+
+
 def render() -> None:
     settings = ui.settings()
     lang = ui.lang()
@@ -53,40 +133,43 @@ def render() -> None:
         label = lambda k: by_key[k]["label"]  # noqa: E731
         a = ui.choice(ui.tr("shot_a"), keys, "cmp_a", label, default=keys[0], where=c1)
         b = ui.choice(ui.tr("shot_b"), keys, "cmp_b", label, default=keys[min(1, len(keys) - 1)], where=c2)
-        picked = {ui.tr("shot_a"): by_key[a], ui.tr("shot_b"): by_key[b]}
-        rows = []
+        names = [ui.tr("shot_a"), ui.tr("shot_b")]
+        picked = [dict(by_key[a]), dict(by_key[b])]
         pack = None
-        for name, s in picked.items():
-            kf, pack = release_frame_image(store, s["sid"], s["shot"]["index"])
-            s["kf"] = kf
-            series = store.series(s["shot"]["_id"])
-            for r in aligned_series(series, s["shot"], s["fps"]):
-                r["shot"] = name
-                rows.append(r)
+        for s in picked:
+            s["kf"], s["pack"] = release_frame_image(store, s["sid"], s["shot"]["index"])
+            s["series"] = store.series(s["shot"]["_id"])
+            pack = s["pack"]
+        st.subheader(ui.tr("pl_side_by_side"))
+        played = side_by_side(settings, store, picked, names, lang)
 
     cols = st.columns(2)
-    for col, (name, s) in zip(cols, picked.items()):
+    for col, name, s in zip(cols, names, picked):
         with col:
-            st.markdown(f"**{ui.esc(name)}** — {ui.esc(s['label'])}")
-            if s["kf"] is not None:
-                kind, frame, jpeg = s["kf"]
-                st.image(jpeg, caption=f"{ui.tr('kf_' + kind)} · #{frame}", width="stretch")
+            if not played:
+                st.markdown(f"**{ui.esc(name)}** — {ui.esc(s['label'])}")
+                if s["kf"] is not None:
+                    kind, frame, jpeg = s["kf"]
+                    st.image(jpeg, caption=f"{ui.tr('kf_' + kind)} · #{frame}", width="stretch")
             faults = [f for f in s["shot"].get("findings", []) if f["verdict"] == "fault"]
             st.caption(
-                ", ".join(
-                    f"✗ {pack.by_id[f['rule']].name_zh if f['rule'] in pack.by_id else f['rule']}" for f in faults
+                f"{ui.esc(name)}: "
+                + (
+                    ", ".join(
+                        f"✗ {pack.by_id[f['rule']].name_zh if f['rule'] in pack.by_id else f['rule']}" for f in faults
+                    )
+                    or ui.tr("no_faults")
                 )
-                or ui.tr("no_faults")
             )
 
+    rows = metric_rows([(n, s["series"], s["shot"], s["fps"]) for n, s in zip(names, picked)])
     if not rows:
         st.info(ui.tr("no_series"))
         return
-    df = pd.DataFrame(rows)
-    metrics = list(dict.fromkeys(df["metric"]))
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
     fault_metrics = [
         pack.by_id[f["rule"]].metric
-        for s in picked.values()
+        for s in picked
         for f in s["shot"].get("findings", [])
         if f["verdict"] == "fault" and f["rule"] in pack.by_id and pack.by_id[f["rule"]].metric in metrics
     ]
@@ -100,34 +183,19 @@ def render() -> None:
         key=f"cmp_metrics.{lang}",  # a fresh widget per language (see ui.choice)
     )
     if chosen:
-        df = df[df["metric"].isin(chosen)].copy()
-        df["metric"] = [metric_label(m, pack, lang) for m in df["metric"]]
-        line = (
-            alt.Chart(df)
-            .mark_line()
-            .encode(
-                x=alt.X("t:Q", title=ui.tr("t_release")),
-                y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)),
-                color=alt.Color("shot:N", title=None),
-                strokeDash=alt.StrokeDash("shot:N", title=None),
-            )
-        )
-        zero = alt.Chart(pd.DataFrame({"t": [0.0]})).mark_rule(color="#c0392b").encode(x="t:Q")
-        chart = (
-            alt.layer(line, zero, data=df)
-            .properties(height=140, width="container")
-            .facet(row=alt.Row("metric:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")), data=df)
-            .resolve_scale(y="independent")
-        )
+        shown = [r for r in rows if r["metric"] in chosen]
+        band_of = bands(pack, [picked[0]["shot"]], chosen)
+        chart = metric_chart(shown, band_of, lambda m: metric_label(m, pack, lang), lang)
         st.altair_chart(chart, width="stretch")
 
     st.subheader(ui.tr("measures"))
-    names = sorted({k for s in picked.values() for k in (s["shot"].get("measures") or {})})
-    units = {k: METRICS[k].unit if k in METRICS else "" for k in names}
+    names_m = sorted({k for s in picked for k in (s["shot"].get("measures") or {})})
+    units = {k: METRICS[k].unit if k in METRICS else "" for k in names_m}
     table = {
-        ui.tr("measure"): [metric_label(k, pack, lang) for k in names],
+        ui.tr("measure"): [metric_label(k, pack, lang) for k in names_m],
         **{
-            n: [fmt_value((s["shot"].get("measures") or {}).get(k), units[k]) for k in names] for n, s in picked.items()
+            n: [fmt_value((s["shot"].get("measures") or {}).get(k), units[k]) for k in names_m]
+            for n, s in zip(names, picked)
         },
     }
     st.dataframe(pd.DataFrame(table), hide_index=True)

@@ -1,16 +1,15 @@
-"""Session review: the annotated video, a timeline of phases and faults (click a fault to jump to it), the
-verdicts per shot with the classical quote and cues, key frames, and the coach's accept / dismiss / comment."""
-
-from datetime import datetime
-from pathlib import Path
+"""Session review: the frame player on the annotated video (coach/dashboard/player: frame stepping, slow motion,
+loop, marks and faults on the scrub bar), a timeline of phases and faults (click a band to land on its first
+frame), the verdicts per shot with the classical quote and cues, key frames, the coach's accept / dismiss /
+comment, and the correction panel (coach/dashboard/corrections_panel.py), which reads the player's frame."""
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from coach.dashboard import ui
+from coach.dashboard.corrections_panel import corrected_note, correction_panel
 from coach.dashboard.data import (
-    fault_jumps,
     fmt_value,
     limits_label,
     rule_name,
@@ -20,6 +19,9 @@ from coach.dashboard.data import (
 )
 from coach.dashboard.jobs import JOBS
 from coach.dashboard.machine_text import note_text
+from coach.dashboard.player import Clip, frame_player, media_url, request_seek, session_videos, video_frame_count
+from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
+from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
 from coach.report.data import gather, local_time
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
@@ -117,51 +119,85 @@ def timeline_chart(rows: list[dict]) -> alt.LayerChart:
 def video_panel(
     settings, sid: int, session: dict, shots: list[dict], pack, fps: float, annotations, running: bool = False
 ) -> None:
+    """The frame player with the shot's marks and faults on its scrub bar; "jump to" (a mark, a fault, a band of
+    the timeline) lands on the exact frame."""
     lang = ui.lang()
-    jumps = fault_jumps(shots, fps, pack, lang, annotations)
-    rows = timeline_rows(shots, fps, pack, lang, annotations)
-    start = 0.0
-    if jumps:
-        labels = [ui.tr("jump_none")] + [j["label"] for j in jumps]
-        k = ui.choice(ui.tr("jump_to"), range(len(labels)), f"jump_{sid}", labels.__getitem__, default=0)
-        if k:
-            start = jumps[k - 1]["jump_s"]
-    elif not running:
+    key = f"player_{sid}"
+    ticks, spans = session_ticks(shots, pack, lang, annotations)
+    jump_menu(key, jump_targets(ticks), lang)
+    if not any(k.kind == "fault" for k in ticks) and not running:
         st.caption(ui.tr("no_faults"))
-    video_box = st.container()  # laid out above the timeline, filled once the jump point is known
-    event = None
+    video_box = st.container()  # laid out above the timeline
+    rows = timeline_rows(shots, fps, pack, lang, annotations)
     if rows:
         st.caption(ui.tr("timeline"))
-        event = st.altair_chart(timeline_chart(rows), width="stretch", on_select="rerun", key=f"timeline_{sid}")
-    picked = ((event or {}).get("selection") or {}).get("fault_pick") or []
-    picked = [p for p in picked if p.get("rule")]
-    if picked:
-        start = max(0.0, float(picked[0]["start_s"]) - 0.5)
-    video = settings.annotated_video(sid)
-    stale = video.is_file() and annotated_is_stale(video, session)
-    if not video.is_file() or stale:
-        src = Path(session.get("source") or "")
-        video = src if src.is_file() else None
+        tkey = f"timeline_{sid}"
+        st.altair_chart(
+            timeline_chart(rows),
+            width="stretch",
+            on_select=lambda: band_picked(key, tkey, fps),
+            key=tkey,
+        )
+    videos = session_videos(settings, sid, session)
+    video = videos.best
     with video_box:
-        if stale:
+        if videos.stale:
             st.caption(ui.tr("video_stale"))
         if video is None:
             st.warning(ui.tr("no_video"))
-        else:
-            st.video(str(video), start_time=round(start, 2))
+            return
+        skeleton = None
+        if videos.annotated is not None and videos.plain is not None:  # the skeleton is drawn into the video
+            if not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
+                video = videos.plain
+        elif videos.annotated is None:  # the original video: the skeleton from the kept pose track, if any
+            skeleton = kept_skeleton(settings, sid, spans)
+            if skeleton is not None and not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
+                skeleton = None
+        n = video_frame_count(video, session.get("frame_count"))
+        clip = Clip(media_url(video, f"review.{sid}"), fps, n, ticks, spans)
+        frame_player(clip, key=key, lang=lang, skeleton=skeleton)
 
 
-def annotated_is_stale(video: Path, session: dict) -> bool:
-    """The annotated video was drawn before the session's latest analysis (a re-analysis outside the dashboard,
-    e.g. `coach analyze --db`, keeps the session id but draws no video): its faults would be the old ones."""
-    finished = session.get("finished_at")
-    if not finished:
-        return False
-    try:
-        done = datetime.fromisoformat(finished).timestamp()
-    except ValueError:
-        return False
-    return video.stat().st_mtime < done - 1.0
+def kept_skeleton(settings, sid: int, spans: list) -> dict | None:
+    """The shots' skeletons from the session's kept pose track, for a session without an annotated video."""
+    with settings.store() as store:
+        reader = getattr(store, "pose_track", None)
+        track = reader(sid) if callable(reader) else None
+    if track is None:
+        return None
+    return skeleton_data(skeleton_frames(track, [(s.start, s.end) for s in spans]))
+
+
+def jump_menu(key: str, jumps: list, lang: str) -> None:
+    """ "Jump to" a phase mark or a fault: picking one moves the player there and the menu back to its blank,
+    so the same target can be picked again after scrubbing away."""
+    if not jumps:
+        return
+    labels = [ui.tr("jump_none")] + [j.label for j in jumps]
+    wkey = f"{key}.jump.{lang}"
+
+    def go() -> None:
+        k = st.session_state.get(wkey) or 0
+        if k:
+            request_seek(key, jumps[k - 1].frame)
+        st.session_state[wkey] = 0
+
+    st.selectbox(
+        ui.tr("pl_jump"),
+        range(len(labels)),
+        format_func=ui.fmt(range(len(labels)), labels.__getitem__),
+        key=wkey,
+        on_change=go,
+    )
+
+
+def band_picked(key: str, tkey: str, fps: float) -> None:
+    """A click on a timeline band (a phase or a fault): the player lands on the band's first frame."""
+    event = st.session_state.get(tkey) or {}
+    picked = ((event.get("selection") or {}).get("fault_pick")) or []
+    if picked and picked[0].get("start_s") is not None:
+        request_seek(key, frame_of_time(float(picked[0]["start_s"]), fps))
 
 
 def shot_panels(rd, lang: str) -> None:
@@ -171,6 +207,8 @@ def shot_panels(rd, lang: str) -> None:
     tabs = st.tabs([ui.tr("shot", n=s.index + 1) for s in rd.shots])
     for tab, sv in zip(tabs, rd.shots):
         with tab:
+            if note := corrected_note(sv.data):
+                st.caption(ui.esc(note))
             st.dataframe(
                 pd.DataFrame(verdict_rows(sv.data, rd.pack, rd.annotations, lang)),
                 column_config={
@@ -288,6 +326,7 @@ def render() -> None:
         st.caption(f"{ui.tr('notes')}: {ui.esc(note_text(note, lang))}")
     video_panel(settings, sid, rd.session, shots, rd.pack, fps, rd.annotations, sid in in_progress)
     shot_panels(rd, lang)
+    correction_panel(settings, sid, rd, lang)
     consistency_panel(rd, lang)
     coach_panel(settings, sid, rd, lang)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import CoachError
+from ..errors import CoachError
+from .common import add_db_arg
 
 EXIT_SOME_FAILED = 3  # like any input error: the failed videos are listed in the summary
 
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the archer of each video is the name of the folder it is in (e.g. club/王小明/day1.mp4)",
     )
-    p.add_argument("--db", metavar="PATH", help="session store (default: $COACH_DB, else ./coach.db)")
+    add_db_arg(p)
     p.add_argument(
         "--out", metavar="SUMMARY.csv", help="also write the summary table as CSV (an existing file needs --force)"
     )
@@ -72,15 +73,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def check_out(out: str, force: bool, db: str | None):
     """The summary path, checked before hours of analysis: not an existing file without --force, never the
     store or its side files (coach/safe_io.py)."""
-    from .report.output import prepare_output
-    from .safe_io import store_files
-    from .store import default_db_path
+    from ..report.output import prepare_output
+    from ..safe_io import store_files
+    from ..store import default_db_path
 
     return prepare_output(out, force, store_files(default_db_path(db)))
 
 
 def cmd_batch(args) -> int:
-    from .batch import FAILED, BatchOptions, format_summary, run_batch, summary_csv
+    from ..batch import FAILED, BatchOptions, format_summary, run_batch, summary_csv
 
     if args.address and args.engine != "ray":
         raise CoachError(None, "--address is for --engine ray")
@@ -111,9 +112,9 @@ def cmd_batch(args) -> int:
     result = run_batch(args.paths, opts)
     print(format_summary(result))
     if args.out:
-        from .report.output import write_output
-        from .safe_io import printable, store_files
-        from .store import default_db_path
+        from ..report.output import write_output
+        from ..safe_io import printable, store_files
+        from ..store import default_db_path
 
         out = write_output(args.out, summary_csv(result), args.force, store_files(default_db_path(args.db)))
         print(f"summary written to {printable(out)}")

@@ -1,0 +1,51 @@
+"""The session store: one SQLite file (WAL) that keeps every archer, session, shot and finding, the compact
+per-frame metric series of each shot, key-frame thumbnails and the coach's annotations.
+
+- `schema.py`: what a store file is — ordered migrations keyed by `PRAGMA user_version` (an older file is
+  upgraded in place), and the checks that refuse a file that is not SQLite, or is SQLite but not ours and not
+  empty, with a one-line `CoachError`, leaving it byte-identical (opened read-only until recognised).
+- `records.py`: the typed records handed out and taken in.
+- `repository.py`: `Store`, every read and write.
+- `media.py`: key-frame grabbers and JPEG thumbnails.
+
+Recording an analysis as it goes (the shot listener) is `coach/recording.py`.
+"""
+
+from .media import JPEG_QUALITY, KEY_FRAME_KINDS, THUMB_MAX_SIDE, RingFrameGrabber, VideoFrameGrabber, encode_thumbnail
+from .records import Archer, KeyFrame, Series
+from .repository import DISMISSED, Store, content_hash, normalize_name, now_iso
+from .schema import APPLICATION_ID, DEFAULT_DB, MIGRATIONS, SCHEMA_VERSION, default_db_path
+
+__all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_DB",
+    "DISMISSED",
+    "JPEG_QUALITY",
+    "KEY_FRAME_KINDS",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "THUMB_MAX_SIDE",
+    "Archer",
+    "KeyFrame",
+    "RingFrameGrabber",
+    "Series",
+    "Store",
+    "VideoFrameGrabber",
+    "content_hash",
+    "default_db_path",
+    "encode_thumbnail",
+    "normalize_name",
+    "now_iso",
+]
+
+_MOVED_TO_RECORDING = frozenset({"SessionRecorder", "key_frame_indices", "shot_series"})
+
+
+def __getattr__(name: str):
+    """The recorder moved to `coach.recording` (it is an analysis listener, not part of the store); old imports
+    still resolve, lazily, so the store package itself never imports the recording module."""
+    if name in _MOVED_TO_RECORDING:
+        from .. import recording
+
+        return getattr(recording, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
