@@ -140,3 +140,15 @@ def test_memory_flat_on_a_30_minute_session() -> None:
     assert log.model_runs < 0.5 * n
     five_min, thirty_min = at[n // 6], at[n - 1]
     assert thirty_min - five_min < 2 * 2**20, (five_min, thirty_min)
+
+
+def test_the_sampling_note_is_worded_in_both_languages() -> None:
+    """The report's note on what was sampled (SamplingLog.note) is recognised by the dashboard and shown in
+    Chinese, with its numbers; an unrecognised form would be shown in English only."""
+    from coach.dashboard.machine_text import note_text
+    from coach.sampling import SamplingLog
+
+    log = SamplingLog(30.0, 10, frames=3600, model_runs=900, sparse_spans=[[0, 1199], [1500, 2999]])
+    zh = note_text(log.note(), "zh")
+    assert zh != log.note() and "3600" in zh and "900" in zh and "2700" in zh
+    assert "900 of 3600" in note_text(log.note(), "en")

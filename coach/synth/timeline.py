@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from coach.synth.body import BodyShape
+from coach.synth.idle import idle_stretch
 from coach.synth.pose import Key, Pose, sample_keys, with_
 from coach.synth.rig import solve_rig
 
@@ -196,7 +197,7 @@ def build_timeline(
             hold_d = spec.hold_s
 
         if spec.idle_before_s > 0:
-            t = _idle(keys, t, spec, base, rng, snap)
+            t = idle_stretch(keys, t, spec.idle_before_s, spec.walk_out_s, base, rng, snap)
         keys.append(Key(t, base))
         t = snap(t + setup_in)
         keys.append(Key(t, setup))
@@ -357,30 +358,6 @@ def build_timeline(
     if last.end_after_release is not None:
         stop = int(frames_of[-1]["release_frame"]) + last.end_after_release + 1
     return _trim(tl, start, stop) if (start, stop) != (0, n_frames) else tl
-
-
-def _idle(keys: list[Key], t: float, spec: ShotSpec, base: Pose, rng: np.random.Generator, snap) -> float:
-    """An idle stretch between shots (a long session): standing, walking out of the picture and back, and
-    nocking the next arrow at the belt (the hands together, well below a raise's). Returns its end time."""
-    end = t + spec.idle_before_s
-    walk = min(spec.walk_out_s, max(0.0, spec.idle_before_s - 12.0))
-    stand = (spec.idle_before_s - walk - 6.0) / 2.0 if walk else (spec.idle_before_s - 3.0) / 2.0
-    nock = with_(base, bow_el=-65.0, bow_az=35.0, bow_elbow=150.0, draw_x=0.05, draw_y=-0.52, draw_z=0.25)
-    keys.append(Key(t, base))
-    t = snap(t + max(stand, 0.5))
-    keys.append(Key(t, with_(base, head_yaw=float(rng.uniform(-10, 40)))))
-    if walk:
-        away = with_(base, walk_x=6.0, head_yaw=-60.0)
-        keys.append(Key(t + 3.0, away))  # out of the picture
-        keys.append(Key(t + 3.0 + walk, away))
-        t = snap(t + 6.0 + walk)
-        keys.append(Key(t, base))
-    t_nock = snap(max(t + 0.5, end - 3.0))
-    keys.append(Key(t_nock, base))
-    keys.append(Key(t_nock + 1.0, nock))
-    keys.append(Key(t_nock + 2.0, nock))
-    keys.append(Key(snap(end), base))
-    return snap(end)
 
 
 _EVENTS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "let_down_frame", "end_frame")
