@@ -60,7 +60,11 @@ def child(mode: str, video: str, result: str) -> None:
     """One analysis in this process: the report, the wall time and the peak memory go to `result`."""
     from coach.pipeline import analyze_video
 
-    kwargs = {"full_rate": mode != "adaptive"}
+    kwargs = {"full_rate": not mode.startswith("adaptive")}
+    if mode == "adaptive-fresh":  # a fresh model at every raise, not only at a raise in the first seconds
+        from coach.sampling import SamplingPlan
+
+        kwargs["sampling"] = SamplingPlan(fresh_model_each_raise=True)
     if mode == "perturbed":
         import coach.pipeline as pipeline
 
@@ -164,6 +168,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where the clip is rendered (default {DEFAULT_OUT})")
     ap.add_argument("--video", type=Path, help="analyse this video instead of the synthetic session")
     ap.add_argument("--noise-floor", action="store_true", help="also a full-rate run with the model's history moved")
+    ap.add_argument("--mode", default="adaptive", choices=("adaptive", "adaptive-fresh"), help=argparse.SUPPRESS)
     ap.add_argument("--no-replay", action="store_true", help="skip the pose-track replays")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "VIDEO", "RESULT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -177,7 +182,7 @@ def main() -> int:
     truth = json.loads(truth_path.read_text(encoding="utf-8")) if truth_path.exists() else None
 
     full = run("full", video)
-    adaptive = run("adaptive", video)
+    adaptive = run(args.mode, video)
     fr, ad = full["report"], adaptive["report"]
     s = ad.meta["sampling"]
     fps = fr.fps or 30.0
@@ -189,7 +194,7 @@ def main() -> int:
         f"  full rate : {full['seconds']:7.1f} s wall, {full['cpu_s']:6.1f} s CPU; model on {fr.frame_count} frames, peak {full['peak_mb']:.0f} MB"
     )
     print(
-        f"  adaptive  : {adaptive['seconds']:7.1f} s  model on {s.get('model_runs')} frames "
+        f"  adaptive  : {adaptive['seconds']:7.1f} s wall, {adaptive['cpu_s']:6.1f} s CPU; model on {s.get('model_runs')} frames "
         f"({s.get('frames_sparse')} frames in {len(s.get('sparse_spans', []))} sparse stretches at "
         f"{s.get('sparse_fps')} fps, {s.get('dense_segments')} dense segments, ring peak "
         f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB), peak {adaptive['peak_mb']:.0f} MB"

@@ -6,7 +6,7 @@ same file name the same frames."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import av
@@ -68,12 +68,23 @@ def analyze_adaptive(
     plan: SamplingPlan | None = None,
     progress=None,
     frame_count_hint: int | None = None,
+    new_estimator: Callable[[], PoseEstimator] | None = None,
 ) -> SamplingLog:
     """Feed `analyzer` from the file, the model running where coach/sampling.py says. `progress(frames
-    covered, total)` counts the video's time covered, not the frames the model saw."""
+    covered, total)` counts the video's time covered, not the frames the model saw. `new_estimator` makes the
+    sparse samples' own model (coach/sampling.py, `scout`); the caller closes `estimator`."""
+    models = [estimator]
+    scout = new_estimator() if new_estimator is not None else None  # the sparse samples' own model
 
     def estimate(d: Decoded) -> PoseFrame:
-        return estimator.estimate(Frame(d.index, d.t_ms, _picture(d)))
+        return models[-1].estimate(Frame(d.index, d.t_ms, _picture(d)))
+
+    def estimate_sample(d: Decoded) -> PoseFrame:
+        return scout.estimate(Frame(d.index, d.t_ms, _picture(d)))
+
+    def fresh() -> None:
+        if new_estimator is not None:
+            models.append(new_estimator())
 
     sampler: AdaptiveSampler[Decoded] = AdaptiveSampler(
         analyzer,
@@ -82,10 +93,16 @@ def analyze_adaptive(
         t_ms_of=lambda d: d.t_ms,
         nbytes_of=lambda d: d.nbytes,
         plan=plan,
+        scout=estimate_sample if scout is not None else None,
+        fresh_model=fresh,
     )
-    for d in decoded_frames(path, analyzer.fps):
-        sampler.push(d)
-        if progress is not None:
-            progress(d.index + 1, frame_count_hint)
-    sampler.finish()
+    try:
+        for d in decoded_frames(path, analyzer.fps):
+            sampler.push(d)
+            if progress is not None:
+                progress(d.index + 1, frame_count_hint)
+        sampler.finish()
+    finally:
+        for m in [*models[1:], *([scout] if scout is not None else [])]:
+            m.close()
     return sampler.log

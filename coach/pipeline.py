@@ -70,7 +70,13 @@ def analyze_video(
                 from .adaptive_video import analyze_adaptive
 
                 log = analyze_adaptive(
-                    path, analyzer, estimator, plan=sampling, progress=progress, frame_count_hint=src.frame_count_hint
+                    path,
+                    analyzer,
+                    estimator,
+                    plan=sampling,
+                    progress=progress,
+                    frame_count_hint=src.frame_count_hint,
+                    new_estimator=lambda: make_estimator(model),
                 )
             for frame in () if adaptive else src:
                 pf = estimator.estimate(frame)

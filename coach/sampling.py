@@ -63,6 +63,7 @@ class SamplingPlan:
     # ... or a wrist that rose this share of the torso since the last sample (a raise on its way up).
     wrist_rise_torso: float = 0.15
     max_ring_bytes: int = 512 * 1024 * 1024  # the decoded frames held for the look-back, at most
+    fresh_model_each_raise: bool = False  # a fresh pose model at every dense stretch (benchmarks/long_session.py)
 
     def step(self, fps: float) -> int:
         return max(1, int(round(fps / self.sparse_fps)))
@@ -177,8 +178,16 @@ class AdaptiveSampler(Generic[Item]):
         t_ms_of: Callable[[Item], float],
         nbytes_of: Callable[[Item], int] = lambda _: 0,
         plan: SamplingPlan | None = None,
+        scout: Callable[[Item], PoseFrame] | None = None,
+        fresh_model: Callable[[], None] | None = None,
     ):
         self.analyzer = analyzer
+        # The sparse samples go to a model of their own (`scout`), so the model of the dense stretches sees only
+        # dense frames, in order: where two dense stretches meet with no frame skipped between them (and from the
+        # first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe follows its
+        # region of interest and smooths over the last frames it saw; a sample run out of order moves them.
+        self._scout = scout or estimate
+        self._fresh_model = fresh_model  # plan.fresh_model_each_raise: a fresh dense model at every raise
         self.plan = plan or SamplingPlan()
         self._estimate = estimate
         self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
@@ -218,7 +227,8 @@ class AdaptiveSampler(Generic[Item]):
         i = self._index_of(item)
         if i >= self._next_sample:
             self._next_sample = i + self._step
-            pf = self._run(item)
+            self.log.model_runs += 1
+            pf = self._scout(item)
             if could_be_raising(pf, self._last_sample, self.plan, self._aspect):
                 self._go_dense()
                 return
@@ -263,6 +273,8 @@ class AdaptiveSampler(Generic[Item]):
         self._quiet = 0
         self.log.dense_segments += 1
         self._poses.clear()
+        if self._fresh_model is not None and self.plan.fresh_model_each_raise:
+            self._fresh_model()
         ring, self._ring = self._ring, deque()
         self._ring_bytes = 0
         for item in ring:
