@@ -60,11 +60,7 @@ def child(mode: str, video: str, result: str) -> None:
     """One analysis in this process: the report, the wall time and the peak memory go to `result`."""
     from coach.pipeline import analyze_video
 
-    kwargs = {"full_rate": not mode.startswith("adaptive")}
-    if mode == "adaptive-fresh":  # a fresh model at every raise, not only at a raise in the first seconds
-        from coach.sampling import SamplingPlan
-
-        kwargs["sampling"] = SamplingPlan(fresh_model_each_raise=True)
+    kwargs = {"full_rate": mode != "adaptive"}
     if mode == "perturbed":
         import coach.pipeline as pipeline
 
@@ -168,7 +164,6 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where the clip is rendered (default {DEFAULT_OUT})")
     ap.add_argument("--video", type=Path, help="analyse this video instead of the synthetic session")
     ap.add_argument("--noise-floor", action="store_true", help="also a full-rate run with the model's history moved")
-    ap.add_argument("--mode", default="adaptive", choices=("adaptive", "adaptive-fresh"), help=argparse.SUPPRESS)
     ap.add_argument("--no-replay", action="store_true", help="skip the pose-track replays")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "VIDEO", "RESULT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -182,7 +177,7 @@ def main() -> int:
     truth = json.loads(truth_path.read_text(encoding="utf-8")) if truth_path.exists() else None
 
     full = run("full", video)
-    adaptive = run(args.mode, video)
+    adaptive = run("adaptive", video)
     fr, ad = full["report"], adaptive["report"]
     s = ad.meta["sampling"]
     fps = fr.fps or 30.0

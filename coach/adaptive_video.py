@@ -73,18 +73,13 @@ def analyze_adaptive(
     """Feed `analyzer` from the file, the model running where coach/sampling.py says. `progress(frames
     covered, total)` counts the video's time covered, not the frames the model saw. `new_estimator` makes the
     sparse samples' own model (coach/sampling.py, `scout`); the caller closes `estimator`."""
-    models = [estimator]
     scout = new_estimator() if new_estimator is not None else None  # the sparse samples' own model
 
     def estimate(d: Decoded) -> PoseFrame:
-        return models[-1].estimate(Frame(d.index, d.t_ms, _picture(d)))
+        return estimator.estimate(Frame(d.index, d.t_ms, _picture(d)))
 
     def estimate_sample(d: Decoded) -> PoseFrame:
         return scout.estimate(Frame(d.index, d.t_ms, _picture(d)))
-
-    def fresh() -> None:
-        if new_estimator is not None:
-            models.append(new_estimator())
 
     sampler: AdaptiveSampler[Decoded] = AdaptiveSampler(
         analyzer,
@@ -94,7 +89,6 @@ def analyze_adaptive(
         nbytes_of=lambda d: d.nbytes,
         plan=plan,
         scout=estimate_sample if scout is not None else None,
-        fresh_model=fresh,
     )
     try:
         for d in decoded_frames(path, analyzer.fps):
@@ -103,6 +97,6 @@ def analyze_adaptive(
                 progress(d.index + 1, frame_count_hint)
         sampler.finish()
     finally:
-        for m in [*models[1:], *([scout] if scout is not None else [])]:
-            m.close()
+        if scout is not None:
+            scout.close()
     return sampler.log

@@ -19,9 +19,12 @@ verdicts come from the same numbers. `preroll_s` covers the frames between the l
 trigger, the setup second and the smoothers' warm-up.
 
 The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the
-last frames it saw), so on video the landmarks of a dense stretch differ a little from a full-rate run's for
-seconds; the same happens to a full-rate run whose model saw one frame more (benchmarks/long_session.py
---noise-floor). The sampler's decisions are checked exactly on pose tracks (coach/sampling_check.py).
+last frames it saw). The sparse samples run on a model of their own (`scout`), so where nothing was skipped
+(a short clip, dense stretches that meet) the analysis is the full rate's; after a skipped idle stretch the
+dense model's landmarks differ a little from a full-rate run's for seconds, as a full-rate run's do when its
+model saw one frame more (benchmarks/long_session.py --noise-floor): a mark can move a few frames and a
+verdict near its limit can change. The sampler's decisions are checked exactly on pose tracks
+(coach/sampling_check.py).
 
 The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
 analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
@@ -63,7 +66,6 @@ class SamplingPlan:
     # ... or a wrist that rose this share of the torso since the last sample (a raise on its way up).
     wrist_rise_torso: float = 0.15
     max_ring_bytes: int = 512 * 1024 * 1024  # the decoded frames held for the look-back, at most
-    fresh_model_each_raise: bool = False  # a fresh pose model at every dense stretch (benchmarks/long_session.py)
 
     def step(self, fps: float) -> int:
         return max(1, int(round(fps / self.sparse_fps)))
@@ -179,7 +181,6 @@ class AdaptiveSampler(Generic[Item]):
         nbytes_of: Callable[[Item], int] = lambda _: 0,
         plan: SamplingPlan | None = None,
         scout: Callable[[Item], PoseFrame] | None = None,
-        fresh_model: Callable[[], None] | None = None,
     ):
         self.analyzer = analyzer
         # The sparse samples go to a model of their own (`scout`), so the model of the dense stretches sees only
@@ -187,7 +188,6 @@ class AdaptiveSampler(Generic[Item]):
         # first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe follows its
         # region of interest and smooths over the last frames it saw; a sample run out of order moves them.
         self._scout = scout or estimate
-        self._fresh_model = fresh_model  # plan.fresh_model_each_raise: a fresh dense model at every raise
         self.plan = plan or SamplingPlan()
         self._estimate = estimate
         self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
@@ -273,8 +273,6 @@ class AdaptiveSampler(Generic[Item]):
         self._quiet = 0
         self.log.dense_segments += 1
         self._poses.clear()
-        if self._fresh_model is not None and self.plan.fresh_model_each_raise:
-            self._fresh_model()
         ring, self._ring = self._ring, deque()
         self._ring_bytes = 0
         for item in ring:
