@@ -100,6 +100,28 @@ def fault_spans(rule: Rule, frames: list[int], times_ms: list[float], values) ->
     return spans
 
 
+def shot_value(rule: Rule, measured: np.ndarray) -> float:
+    """The value a frame rule reports for a shot, from the measurable frames of its phase window alone.
+
+    It is the value the archer sat at or beyond for FAULT_SHARE of the window, on the side the rule guards:
+    the lower quartile for a lower limit (an elbow that drops), the upper one for an upper limit. That is the
+    question the verdict asks ("beyond the limit for a quarter of the full draw and hold?") read without a
+    threshold, so value and verdict agree (but for the hysteresis margin) and an archer's override moves only
+    the verdict. A plain median would hide a dip over a third of the hold; the median of the faulted frames
+    (what was reported before) moved with the limit: −9.07° at a limit of −8°, −29.2° at −12°, same shot.
+    A rule guarding both sides reports the quartile farther from its norm: where the archer strayed most.
+    Which sides a rule guards is part of the rule, not of its numbers, so an override never flips it."""
+    th = rule.thresholds
+    lo = float(np.quantile(measured, FAULT_SHARE))
+    hi = float(np.quantile(measured, 1.0 - FAULT_SHARE))
+    if th.enter_below is not None and th.enter_above is None:
+        return lo
+    if th.enter_above is not None and th.enter_below is None:
+        return hi
+    centre = rule.norm if rule.norm is not None else float(np.median(measured))
+    return lo if centre - lo > hi - centre else hi
+
+
 def _relative(values: np.ndarray, baseline: float) -> np.ndarray:
     return values - baseline
 
@@ -246,13 +268,15 @@ class RuleEngine:
         for a, b in spans:
             in_fault |= (np.array(frames) >= a) & (np.array(frames) <= b)
         in_fault &= ok
+        value = shot_value(r, vals[ok])
         # A shot is faulted when the confirmed fault covers a real part of the window, not one wobble of
-        # MediaPipe; the value shown is then the fault's own median, so value and verdict agree.
+        # MediaPipe. The side is the fault's own (its median), whatever value the shot reports.
         if in_fault.sum() >= max(FAULT_SHARE * ok.sum(), 1) and spans:
-            value = float(np.median(vals[in_fault]))
-            side = "above" if r.thresholds.enter_above is not None and value > r.thresholds.exit_above else "below"
+            fault_median = float(np.median(vals[in_fault]))
+            th = r.thresholds
+            side = "above" if th.enter_above is not None and fault_median > th.exit_above else "below"
             return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
-        return Finding(r.id, PASS, float(np.median(vals[ok])), limits, win[0], win[1] - 1, unit)
+        return Finding(r.id, PASS, value, limits, win[0], win[1] - 1, unit)
 
     def _judge_value(self, r: Rule, v: float, windows, view: str) -> Finding:
         limits = r.thresholds.as_fault_limits()

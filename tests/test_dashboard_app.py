@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT, SAMPLES
 from streamlit.testing.v1 import AppTest
 
+from coach.dashboard.i18n import t
 from coach.dashboard.jobs import JOBS, save_upload
 from coach.dashboard.settings import Settings
 from coach.errors import CoachError
@@ -193,7 +194,7 @@ def test_review_saves_the_coachs_annotation(env, analysed):
     no_exception(at)
     at.radio(key="ann_action.en").set_value("dismiss")
     at.text_area(key="ann_comment").input("對著鏡頭太斜 camera too oblique")
-    at.button[-1].click().run()  # the form's save button
+    next(b for b in at.button if b.label == t("save", "en")).click().run()  # the form's save button
     no_exception(at)
     with Store.open(env.db) as store:
         (ann,) = store.annotations(sid)
@@ -240,6 +241,43 @@ def test_rulebook_threshold_override_is_saved_for_the_archer(env, analysed):
     at.button(key="adj_reset").click().run()
     with Store.open(env.db) as store:
         assert "straight_bow_arm" not in store.archer("王小明").overrides
+
+
+def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env, analysed):
+    """#15 item 6: lower the archer's cup_of_water limit (-14 for a beginner) to -20 and analyse the clip again
+    from the Analyze page: the same session, the new limit, the same measured value, and the annotated video
+    drawn again after the new analysis (the review shows it, not flagged as older than the analysis)."""
+    _, sid = analysed
+    video = env.annotated_video(sid)
+    drawn_before = video.stat().st_mtime_ns
+    with Store.open(env.db) as store:
+        (before,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+    at = app("rulebook").run()
+    at.selectbox(key="adj_archer").set_value("王小明")
+    at.selectbox(key="adj_rule.en").set_value("cup_of_water").run()
+    at.number_input(key="adj_王小明_cup_of_water_enter_below").set_value(-20.0)
+    at.button(key="adj_save").click().run()
+    no_exception(at)
+    try:
+        at = app("analyze").run()
+        at.selectbox(key="archer.en").set_value("王小明").run()
+        at.selectbox(key="sample").set_value("short_1shot")
+        at.button(key="analyse").click().run()
+        at = wait_for_job(at)
+        no_exception(at)
+        with Store.open(env.db) as store:
+            (after,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+            assert [s["id"] for s in store.sessions() if s["archer"] == "王小明"] == [sid]
+        assert before["threshold"]["below"] == -14.0 and after["threshold"]["below"] == -20.0  # beginner: -8 → -14
+        assert after["value"] == before["value"]
+        assert video.stat().st_mtime_ns > drawn_before  # drawn again, after the new analysis
+        (player,) = at.get("bidi_component")  # the frame player, on the annotated video drawn again
+        assert "media/" in player.proto.json and not any("predates" in c.value for c in at.caption)
+    finally:
+        at = app("rulebook").run()
+        at.selectbox(key="adj_archer").set_value("王小明")
+        at.selectbox(key="adj_rule.en").set_value("cup_of_water").run()
+        at.button(key="adj_reset").click().run()
 
 
 def test_language_switch(env, analysed):

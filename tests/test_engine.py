@@ -129,3 +129,31 @@ def test_bundled_pack_has_the_three_core_rules():
     pack = load_pack()
     ids = {r.id for r in pack.rules}
     assert {"cup_of_water", "kan_shou", "ti_shou", "straight_bow_arm"} <= ids
+
+
+def _dy(deg: float) -> float:
+    return -100.0 * math.tan(math.radians(deg))  # the elbow's height above the draw wrist for an elevation
+
+
+def _judge_track(rule, degrees_per_frame):
+    eng = RuleEngine(_pack(rule), fps=30)
+    for i, deg in enumerate(degrees_per_frame):
+        eng.push(_body(i, -_dy(deg)), "hold", "face-on")
+    findings, _ = eng.judge_shot(_Shot(), "face-on")
+    return findings[0]
+
+
+def test_an_override_moves_the_verdict_never_the_value():
+    """#15 item 6: the elbow ~9° low for most of the hold, ~29° low for a third of it. A coach who lowers the
+    limit from −8° to −12° (or to −35°) must see the same measured value, only the verdict changing with it;
+    the value reported was the median of the faulted frames, which the limit itself chose."""
+    track = [-9.0] * 101
+    track[55:75] = [-29.0] * 20  # 20 of the hold's 60 frames
+    default = _rule()
+    lower = _rule(thresholds=Thresholds(enter_below=-12, exit_below=-10, enter_above=18, exit_above=15))
+    lenient = _rule(thresholds=Thresholds(enter_below=-35, exit_below=-32, enter_above=18, exit_above=15))
+    a, b, c = (_judge_track(r, track) for r in (default, lower, lenient))
+    assert a.verdict == FAULT and b.verdict == FAULT and c.verdict == PASS
+    assert a.value == pytest.approx(b.value, abs=1e-6) and b.value == pytest.approx(c.value, abs=1e-6)
+    # The value is what the verdict asks about: the elbow was this low for a quarter of the hold.
+    assert a.value == pytest.approx(-29.0, abs=0.5) and a.reason == b.reason == "below"

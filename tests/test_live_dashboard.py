@@ -179,3 +179,47 @@ def test_watchdog_stops_the_runs_nobody_watches(monkeypatch):
     reg._runs = {"camera": fake("camera", now - 61), "other": fake("other", now - 5)}
     reg.reap(now)
     assert stopped == ["camera"]
+
+
+# ---- #15 item 14: the dropped frames said on the page, and a light picture ------------------------------------
+def _tally_page(lang: str) -> None:
+    from coach.live.dashboard import _tally
+    from coach.live.hub import Figures, Snapshot
+    from coach.live.session import Tally
+    from posture_rules.pack import load_pack
+
+    figures = Figures(released=648, analysed=449, dropped=199, latency_p50_ms=40.0)
+    snap = Snapshot("clip.mp4", "王小明", "stopped", 1, [], [], Tally(), figures)
+    _tally(snap, load_pack(), lang)
+
+
+@pytest.mark.parametrize(
+    "lang, said",
+    [
+        ("zh", "分析跟不上：648 幀中丟棄了 199 幀（分析了 69%）"),
+        ("en", "The analysis could not keep up: 199 of 648 frames were dropped (69% analysed)"),
+    ],
+)
+def test_the_page_says_how_many_frames_were_dropped(lang, said):
+    at = AppTest.from_function(_tally_page, args=(lang,)).run()
+    no_exception(at)
+    assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+def test_the_pages_picture_is_a_small_jpeg_sent_again_only_for_a_new_frame():
+    import cv2
+
+    from coach.live.hub import PAGE_MAX_SIDE, Board
+    from coach.live.session import LiveFrame
+    from posture_rules.pack import load_pack
+
+    board = Board(load_pack(), "camera 0", "王小明")
+    assert board.jpeg("zh") is None  # nothing analysed yet
+    frame = np.full((1080, 1920, 3), 90, np.uint8)  # a 1080p camera
+    board.on_frame(LiveFrame(frame, None, (), 0.0, 0.01, 1))
+    first = board.jpeg("zh")
+    pic = cv2.imdecode(np.frombuffer(first, np.uint8), cv2.IMREAD_COLOR)
+    assert pic.shape[:2] == (360, PAGE_MAX_SIDE)  # the aspect kept
+    assert board.jpeg("zh") is first  # the same picture while no new frame came: the browser is not sent it again
+    board.on_frame(LiveFrame(frame.copy(), None, (), 0.03, 0.04, 1))
+    assert board.jpeg("zh") is not first

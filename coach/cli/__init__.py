@@ -35,6 +35,7 @@ COMMANDS: tuple[CommandGroup, ...] = (
     CommandGroup("coach.live.cli", ("live",)),
     CommandGroup("coach.cli.batch", ("batch",)),
     CommandGroup("coach.cli.correct", ("correct", "labels", "eval")),
+    CommandGroup("coach.cli.tidy", ("archers", "delete", "move")),
 )
 
 

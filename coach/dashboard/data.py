@@ -13,7 +13,7 @@ from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack
 
 from ..phases import phase_windows
-from ..report.data import latest_actions, local_time
+from ..report.data import latest_actions, local_time, video_name
 from ..valuefmt import limits_parts, unit_mark, value_text
 from .i18n import t
 from .machine_text import reason_text
@@ -51,7 +51,7 @@ def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
 def session_label(s: dict, lang: str, running: float | None = None) -> str:
     """The session picker's label; `running` is the fraction done while its analysis still runs (it is not
     complete yet, but it did not stop either)."""
-    src = str(s.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    src = video_name(s.get("source"))
     label = t(
         "session_label",
         lang,

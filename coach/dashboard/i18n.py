@@ -414,6 +414,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "live_m_dropped": ("丟棄幀數", "Dropped frames"),
     "live_m_analysed": ("已分析幀", "Frames analysed"),
     "live_m_latency": ("延遲 p50", "Latency p50"),
+    "live_dropped_note": (
+        "分析跟不上：{released} 幀中丟棄了 {dropped} 幀（分析了 {share:.0%}）。關掉其他程式，或用 `coach live` 在終端機看。",
+        "The analysis could not keep up: {dropped} of {released} frames were dropped ({share:.0%} analysed). "
+        "Close other programs, or watch with `coach live` in a terminal.",
+    ),
     "live_top_faults": ("最常見的病", "Most frequent faults"),
     "live_browser_intro": (
         "按 START 打開這台裝置的攝影機（手機或平板須與本機在同一網路）；影像送到本機分析，標註後傳回。",
@@ -494,6 +499,40 @@ TEXT: dict[str, tuple[str, str]] = {
     "login_enter": ("進入", "Enter"),
     "login_wrong": ("通行碼不對。", "That is not the passcode."),
     "upload_keep": ("分析後保留上傳的影片", "Keep the uploaded video after the analysis"),
+    # keeping the store tidy (coach/dashboard/tidy_panel.py)
+    "tidy_session_title": ("管理此場（移至他人／刪除）", "Manage this session (move / delete)"),
+    "tidy_move_to": ("移至射手", "Move to archer"),
+    "tidy_move": ("移過去", "Move"),
+    "tidy_moved": ("第 {id} 場已移至 {archer}。", "Session {id} moved to {archer}."),
+    "tidy_delete_sure": (
+        "我確定要刪去第 {id} 場（{archer}，{shots} 箭）及其一切紀錄",
+        "Yes, delete session {id} ({archer}, {shots} shots) and everything recorded in it",
+    ),
+    "tidy_delete": ("刪去此場", "Delete session"),
+    "tidy_deleted": ("第 {id} 場已刪去。", "Session {id} deleted."),
+    "tidy_archer_title": ("管理射手（改名／合併）", "Manage archer (rename / merge)"),
+    "tidy_new_name": ("新名字", "New name"),
+    "tidy_rename": ("改名", "Rename"),
+    "tidy_renamed": ("{old} 已改名為 {new}。", "{old} is now {new}."),
+    "tidy_merge_into": ("併入射手", "Merge into archer"),
+    "tidy_merge_sure": (
+        "我確定要把 {src} 的各場移給 {dst}，並刪去 {src}",
+        "Yes, move every session of {src} to {dst} and remove {src}",
+    ),
+    "tidy_merge": ("合併", "Merge"),
+    "tidy_merged": ("{src} 的 {n} 場已併入 {dst}。", "{n} session(s) of {src} merged into {dst}."),
+    "tidy_err_no_archer": ("沒有射手「{name}」。", "There is no archer {name}."),
+    "tidy_err_no_session": ("沒有第 {id} 場。", "There is no session {id}."),
+    "tidy_err_same_video": (
+        "{archer} 已有同一段影片（第 {sessions} 場）：請先刪去其一。",
+        "{archer} already has the same video (session {sessions}): delete one of them first.",
+    ),
+    "tidy_err_empty_name": ("名字不可空白。", "A name cannot be empty."),
+    "tidy_err_name_taken": (
+        "已有射手「{name}」：請改用合併。",
+        "There is already an archer {name}: merge the two instead.",
+    ),
+    "tidy_err_same_archer": ("兩者是同一位射手。", "These are the same archer."),
 }
 
 

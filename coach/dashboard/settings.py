@@ -29,6 +29,15 @@ def _mb(name: str, default: int) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
 
 
+def media_dir(db: Path) -> Path:
+    """Where the annotated videos and uploads of the store `db` live: $COACH_MEDIA, else `<db name>-media/`."""
+    return Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
+
+
+def annotated_video(media: Path, sid: int) -> Path:
+    return media / f"session-{sid}.mp4"
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     db: Path
@@ -41,7 +50,7 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         db = default_db_path().resolve()
-        media = Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
+        media = media_dir(db)
         samples = Path(os.environ.get("COACH_SAMPLES") or REPO / "sample_videos")
         demo = os.environ.get("COACH_DEMO", "short_1shot").strip()
         return cls(
@@ -58,7 +67,7 @@ class Settings:
         return self.media / "uploads"
 
     def annotated_video(self, sid: int) -> Path:
-        return self.media / f"session-{sid}.mp4"
+        return annotated_video(self.media, sid)
 
     def sample_clips(self) -> list[Path]:
         if not self.samples.is_dir():

@@ -32,7 +32,13 @@ from .check import FAIL, OK, WARN, CameraCheck
 from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
-REFRESH_S = 0.5
+# The page's poll. Every poll reruns the panel in the dashboard's process and the browser lays it out and paints
+# it again; on the machine that also runs the analysis, that work takes the analysis' frames (with the page
+# closed the dashboard analysed as many as `coach live`). A 22 s clip, benchmarks/live_latency.py --compare, the
+# page in headless Chromium on 2 shared cores: polled every 0.5 s, 27 % of the frames analysed against 83 % for
+# `coach live` in the same run; every 1 s, 67 % against 98 %; every 2 s, 73 % against 99 % — little more for
+# a page twice as slow, so 1 s. (Under loads of 8-12 single runs vary widely: 13-69 % at 1 s.)
+REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
 # plus a word: pass, warn and fail read apart without colour and without emoji
@@ -236,11 +242,11 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if show_image:
         left, right = st.columns([3, 2])
         with left:
-            img = run.board.image(lang)
-            if img is None:
+            jpeg = run.board.jpeg(lang)  # encoded small by the board; st.image passes JPEG bytes through as they are
+            if jpeg is None:
                 st.caption(tr("live_waiting_frame"))
             else:
-                st.image(img, channels="BGR", output_format="JPEG", width="stretch")
+                st.image(jpeg, output_format="JPEG", width="stretch")
     else:
         right = st.container()
     with right:
@@ -270,6 +276,8 @@ def _tally(snap: Snapshot, pack: RulePack, lang: str) -> None:
         st.caption(f"{tr('live_top_faults')}: {names}")
     if f.latency_p50_ms is not None:
         st.caption(f"{tr('live_m_latency')}: {f.latency_p50_ms:.0f} ms")
+    if f.dropped and share is not None:  # said in words: a count alone does not tell a coach what it means
+        st.caption(tr("live_dropped_note", dropped=f.dropped, released=f.released, share=share))
 
 
 def _name(pack: RulePack, rid: str, lang: str) -> str:

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from posture_rules.pack import Profile, RulePack, load_pack
@@ -39,6 +40,11 @@ from .mailbox import Closed, Mailbox
 from .session import LiveFrame, LiveSession, Tally, open_source
 
 MAX_EVENTS = 200
+# The page's picture: a 640-px JPEG made here with OpenCV (which lets go of the GIL) rather than the full frame
+# handed to st.image, which copies it to RGB and encodes it with PIL at quality 90 in the dashboard's process,
+# beside the analysis; a 1080p camera's frame is ~5× the work and the bytes of a 960×540 one.
+PAGE_MAX_SIDE = 640
+PAGE_JPEG_QUALITY = 75
 IDLE_STOP_S = float(os.environ.get("COACH_LIVE_IDLE_S", "120"))
 NO_FRAMES_STOP_S = 15.0
 
@@ -110,6 +116,8 @@ class Board:
         self.last_seen = time.monotonic()  # the page last looked
         self._views: dict[str, object] = {}
         self._carded = 0
+        self._jpeg: dict[str, tuple[tuple, bytes]] = {}  # lang → (what it was drawn from, the JPEG)
+        self._frames = 0  # frames posted: what the page's picture was drawn from
 
     # ---- posted by worker threads ---------------------------------------------------------------------
     def new_session(self, n: int) -> None:
@@ -126,6 +134,7 @@ class Board:
     def on_frame(self, lf: LiveFrame) -> None:
         with self._lock:
             self.latest = lf
+            self._frames += 1
             if lf.result is not None:
                 self.latest_result = lf.result
 
@@ -175,6 +184,28 @@ class Board:
                 list(self.sids),
                 self.latest is not None,
             )
+
+    def jpeg(self, lang: str = "zh") -> bytes | None:
+        """The page's picture: `image()` at most PAGE_MAX_SIDE pixels on its longer side, as JPEG bytes. The same
+        bytes while no new frame was analysed (paused, stopped), so the browser is not sent the picture again."""
+        with self._lock:
+            key = (self._frames, len(self.shots), self.session_no)
+        cached = self._jpeg.get(lang)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        img = self.image(lang)
+        if img is None:
+            return None
+        h, w = img.shape[:2]
+        s = PAGE_MAX_SIDE / max(h, w)
+        if s < 1.0:
+            img = cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, PAGE_JPEG_QUALITY])
+        if not ok:
+            return None
+        data = buf.tobytes()
+        self._jpeg[lang] = (key, data)
+        return data
 
     def image(self, lang: str = "zh") -> np.ndarray | None:
         """The newest frame with skeleton, phase, held faults, classical line, tally and the last shot's card."""

@@ -6,6 +6,7 @@ over the archer's sessions."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -342,8 +343,17 @@ def local_time(iso: str | None) -> str:
         return iso
 
 
+UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{12}-(?=.)")  # coach/dashboard/jobs.py save_upload: "<sha256[:12]>-<name>"
+
+
 def video_name(source: str | None) -> str:
-    return str(source or "").replace("\\", "/").rsplit("/", 1)[-1] or "—"
+    """The video's file name as its owner knows it: an upload kept by the dashboard loses the content-hash
+    prefix its stored copy carries."""
+    parts = str(source or "").replace("\\", "/").rsplit("/", 2)
+    name = parts[-1]
+    if len(parts) >= 2 and parts[-2] == "uploads":
+        name = UPLOAD_PREFIX.sub("", name)
+    return name or "—"
 
 
 def focus_lines(d: ReportData) -> list[tuple[str, str, str]]:

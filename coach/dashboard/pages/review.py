@@ -22,6 +22,7 @@ from coach.dashboard.machine_text import note_text
 from coach.dashboard.player import Clip, frame_player, media_url, request_seek, session_videos, video_frame_count
 from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
+from coach.dashboard.tidy_panel import session_tidy_panel, show_done
 from coach.report.data import gather, local_time
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
@@ -307,6 +308,7 @@ def render() -> None:
     settings = ui.settings()
     lang = ui.lang()
     st.title(f"{ui.tr('page_review')}")
+    show_done()
     running = running_jobs(settings)
     with settings.store() as store:
         sessions = store.sessions()
@@ -329,6 +331,8 @@ def render() -> None:
     correction_panel(settings, sid, rd, lang)
     consistency_panel(rd, lang)
     coach_panel(settings, sid, rd, lang)
+    if sid not in in_progress:
+        session_tidy_panel(settings, sid)
 
 
 render()

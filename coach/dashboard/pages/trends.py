@@ -7,6 +7,7 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names, consistency_rows, fault_rate_rows, hold_time_rows
 from coach.dashboard.i18n import TEXT, t
+from coach.dashboard.tidy_panel import archer_after_change, archer_tidy_panel, show_done
 from coach.report.data import local_time
 from posture_rules.pack import load_pack
 
@@ -22,16 +23,19 @@ def render() -> None:
     settings = ui.settings()
     lang = ui.lang()
     st.title(f"{ui.tr('page_trends')}")
+    show_done()
     with settings.store() as store:
         names = archer_names(store)
         if not names:
             st.info(ui.tr("no_archers"), icon=":material/info:")
             st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
             return
+        archer_after_change("trend_archer")
         name = st.selectbox(ui.tr("archer"), names, key="trend_archer")
         archer = store.archer(name)
         trend = store.trend_rows(archer.id)
         sessions = [store.session(s["id"]) for s in store.sessions(name)]
+    archer_tidy_panel(settings, name)
     if not trend:
         st.info(ui.tr("no_sessions_archer"))
         return
