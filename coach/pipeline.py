@@ -15,6 +15,7 @@ from .errors import CoachError
 from .pose import make_estimator
 from .pose_frame import PoseTrack, load_posetrack, save_posetrack
 from .results import SessionReport
+from .sampling import SamplingPlan
 
 Progress = Callable[[int, int | None], None]
 
@@ -31,8 +32,15 @@ def analyze_video(
     progress: Progress | None = None,
     audio: bool = True,
     on_pose: Iterable[PoseListener] = (),
+    full_rate: bool = False,
+    sampling: SamplingPlan | None = None,
 ) -> SessionReport:
+    """`full_rate=False` (the default): the model samples the stretches where nobody draws and runs on every frame
+    around each shot (coach/sampling.py); frame and pose listeners still get every frame, those the model skipped
+    with nobody in them (re-analysing such a kept track gives the adaptive run's result again). A saved pose track
+    (--save-pose) needs every frame's landmarks, so it runs at the full rate."""
     src = FrameSource(path)
+    adaptive = not full_rate and src.is_file and save_pose is None
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
     # refined by the string's onset inside the window the pose allows (coach/audio/).
     cues = None
@@ -55,9 +63,22 @@ def analyze_video(
         on_pose=on_pose,
     )
     poses = [] if save_pose else None
+    log = None
     try:
         with src:
-            for frame in src:
+            if adaptive:
+                from .adaptive_video import analyze_adaptive
+
+                log = analyze_adaptive(
+                    path,
+                    analyzer,
+                    estimator,
+                    plan=sampling,
+                    progress=progress,
+                    frame_count_hint=src.frame_count_hint,
+                    new_estimator=lambda: make_estimator(model),
+                )
+            for frame in () if adaptive else src:
                 pf = estimator.estimate(frame)
                 if poses is not None:
                     poses.append(pf)
@@ -73,6 +94,9 @@ def analyze_video(
         report.notes.append(
             f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
         )
+    report.meta["sampling"] = log.summary() if log is not None else {"mode": "full-rate"}
+    if log is not None and log.sparse_spans:
+        report.notes.append(log.note())
     report.meta["audio"] = {"used": audio, "track": cues is not None, **(cues.summary() if cues else {})}
     if poses is not None:
         save_posetrack(

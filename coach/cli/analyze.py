@@ -25,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=True,
         help="time each release by the string's sound where the video has audio (default: on)",
     )
+    a.add_argument(
+        "--full-rate",
+        action="store_true",
+        help="run the pose model on every frame (default: sample the stretches where nobody draws; same shots)",
+    )
     a.add_argument("--archer", metavar="NAME", help="record the session for this archer in the store (--db)")
     a.add_argument("--db", metavar="PATH", help=DB_HELP)
     a.add_argument("--force", action="store_true", help="overwrite existing --json / --save-pose files")
@@ -83,6 +88,7 @@ def cmd_analyze(args) -> int:
                         on_pose=poses,
                         audio=args.audio,
                         progress=bar,
+                        full_rate=args.full_rate,
                     )
             finally:
                 if bar is not None:

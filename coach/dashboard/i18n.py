@@ -208,6 +208,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
         "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",
     ),
+    "note_sampled": (
+        "自適應分析：姿勢模型只看了 {frames} 幀中的 {runs} 幀；{n} 段沒有人開弓的時間（共 {sparse} 幀）每秒取樣 {fps} 幀，"
+        "每一箭前後都逐幀分析。要逐幀分析全部請用 --full-rate。",
+        "Adaptive analysis: the pose model looked at {runs} of {frames} frames; {n} stretches with nobody drawing "
+        "({sparse} frames) were sampled at {fps} fps, every frame around each shot was analysed. --full-rate "
+        "analyses every frame.",
+    ),
     "why_phase_uncertain": ("階段不確定（{marks}），這條規則不判斷", "phase uncertain ({marks}): not judged"),
     "mark_draw_start": ("開弓起點", "draw start"),
     "mark_anchor": ("靠位", "anchor"),

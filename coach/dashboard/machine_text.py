@@ -25,6 +25,10 @@ _UNSEEN = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the bow arm was up for (?P<dur>[\d.]+) s but no full draw"
 )
 _TRUNCATED = re.compile(r"^video ended after (?P<n>\d+) of (?P<total>\d+) frames")
+_SAMPLED = re.compile(
+    r"^adaptive analysis: the pose model ran on (?P<runs>\d+) of (?P<frames>\d+) frames; (?P<sparse>\d+) frames in "
+    r"(?P<n>\d+) stretches with nobody drawing were sampled at (?P<fps>[\d.]+) fps"
+)  # coach/sampling.py SamplingLog.note
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -69,6 +73,7 @@ def note_text(note: str, lang: str) -> str:
     for pattern, key in (
         (_UNSEEN, "note_unseen_draw"),
         (_TRUNCATED, "note_truncated"),
+        (_SAMPLED, "note_sampled"),
         (_INCOMPLETE, "note_incomplete"),
         (_LET_DOWN, "note_let_down"),
         (_VIDEO_ENDED, "note_video_ended"),

@@ -172,6 +172,9 @@ def _frames(
         pose = pose_from_vector(vec)
         rig = solve_rig(pose, cast.body)
         j = rig.joints
+        if pose.walk_x:  # walking off the mark (a long session's idle stretch): the whole figure moves
+            for name in j:
+                j[name] = j[name] + np.array([pose.walk_x, 0.0, 0.0])
         grip = j["hand_l"]
         nock = j["hand_r"] + (j["index_r"] - j["hand_r"]) * 0.5
         on_string = pose.on_string >= 0.5

@@ -33,6 +33,7 @@ class Pose:
     draw_elbow_out: float = 0.0  # 1: a freely placed draw elbow points sideways (in the image plane), not back
     on_string: float = 0.0  # 1 while the draw fingers hold the string
     hand_open: float = 0.0
+    walk_x: float = 0.0  # metres the archer has walked along the shooting line from the mark (idle stretches)
 
 
 POSE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Pose))

@@ -205,4 +205,25 @@ FAILURE_SCENARIOS: dict[str, Scenario] = {
         ),
     )
 }
-ALL_SCENARIOS: dict[str, Scenario] = {**SCENARIOS, **FAILURE_SCENARIOS}
+
+
+def long_session(minutes: float = 10.0, shots: int = 12, width: int = 1280, height: int = 720) -> Scenario:
+    """A whole training session (issue #17; benchmarks/long_session.py): `shots` clean shots spread over
+    `minutes`, the archer standing, nocking and walking out of the picture and back between them. Rendered
+    on demand, never committed."""
+    cycle = minutes * 60.0 / shots
+    idle = max(cycle - 8.0, 2.0)  # a shot (setup to follow-through) takes ~7-8 s
+    walk = idle * 0.4 if idle >= 20.0 else 0.0
+    specs = tuple(ShotSpec(idle_before_s=idle, walk_out_s=walk if n % 2 else 0.0) for n in range(shots))
+    return Scenario(
+        "long_session",
+        f"A {minutes:g}-minute session: {shots} clean shots, standing, nocking and walking out of the picture "
+        "and back between them (adaptive analysis, issue #17).",
+        specs,
+        width=width,
+        height=height,
+        seed=51,
+    )
+
+
+ALL_SCENARIOS: dict[str, Scenario] = {**SCENARIOS, **FAILURE_SCENARIOS, "long_session": long_session()}

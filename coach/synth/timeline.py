@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from coach.synth.body import BodyShape
+from coach.synth.idle import idle_stretch
 from coach.synth.pose import Key, Pose, sample_keys, with_
 from coach.synth.rig import solve_rig
 
@@ -80,6 +81,10 @@ class ShotSpec:
     start_in_hold_s: float | None = None
     # Last shot only: the clip's last frame is this many frames after the release frame (follow-through cut).
     end_after_release: int | None = None
+    # A long session: before this shot the archer stands idle this long, nocking an arrow at the belt and
+    # shifting weight, and walks out of the picture (to the target and back) for walk_out_s of it.
+    idle_before_s: float = 0.0
+    walk_out_s: float = 0.0
 
 
 @dataclass
@@ -194,6 +199,8 @@ def build_timeline(
         if spec.hold_s is not None:
             hold_d = spec.hold_s
 
+        if spec.idle_before_s > 0:
+            t = idle_stretch(keys, t, spec.idle_before_s, spec.walk_out_s, base, rng, snap)
         keys.append(Key(t, base))
         t = snap(t + setup_in)
         keys.append(Key(t, setup))

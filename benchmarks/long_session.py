@@ -1,0 +1,225 @@
+"""A whole training session on one video: full-rate vs adaptive analysis (issue #17), from one run.
+
+    python benchmarks/long_session.py                 # 2 min, 3 shots, 720p (renders once, then reuses it)
+    python benchmarks/long_session.py --ten           # the issue's 10 min, 12 shots, 720p (slow to render)
+    python benchmarks/long_session.py --minutes 3 --shots 4 --no-replay
+
+Renders (or reuses, from --out) a synthetic session with idle stretches (`coach.synth.scenarios.long_session`:
+standing, nocking, walking out of the picture and back between shots), then analyses it twice, each run in its
+own process so that its peak memory is its own: at the full rate, and adaptively (coach/sampling.py). Reports
+both times, the speed-up, the frames the model analysed, the peak memory, the differences in shots, phase marks
+and verdicts, and each run's release error against the clip's truth.
+
+The pose model is stateful (its region of interest and landmark smoothing follow the last frames it saw), so
+any change in the frames it has seen moves its landmarks a little for seconds afterwards; --noise-floor runs
+the full rate a second time with the model's history changed by one frame at the start, to show how much the
+full-rate analysis itself moves for that. The sampler's own decisions are checked exactly by replaying pose
+tracks (a track stands in for the model): every track of ../shared/realpose and the committed golden tracks,
+as they are and with 30 s of idle before them (`coach.sampling_check`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from coach.sampling_check import differences  # noqa: E402
+
+DEFAULT_OUT = Path(tempfile.gettempdir()) / "coach_long_session"
+
+
+def render(minutes: float, shots: int, width: int, height: int, out: Path) -> Path:
+    from coach.synth.generate import generate_clip
+    from coach.synth.scenarios import long_session
+
+    scn = long_session(minutes, shots, width, height)
+    scn = replace(scn, name=f"long_session_{minutes:g}min_{shots}shots_{height}p")
+    mp4 = out / f"{scn.name}.mp4"
+    if mp4.exists() and mp4.with_suffix(".truth.json").exists():
+        print(f"reusing {mp4}")
+        return mp4
+    print(f"rendering {mp4} ({minutes:g} min, {shots} shots, {width}x{height}) ...", flush=True)
+    t0 = time.perf_counter()
+    generate_clip(scn, out)
+    print(f"  rendered in {time.perf_counter() - t0:.0f} s", flush=True)
+    return mp4
+
+
+def child(mode: str, video: str, result: str) -> None:
+    """One analysis in this process: the report, the wall time and the peak memory go to `result`."""
+    from coach.pipeline import analyze_video
+
+    kwargs = {"full_rate": mode != "adaptive"}
+    if mode == "perturbed":
+        import coach.pipeline as pipeline
+
+        make = pipeline.make_estimator
+
+        class OneFrameMore:
+            """The model sees the first frame twice: its history differs from a plain run by one frame."""
+
+            def __init__(self, model=None):
+                self._e = make(model)
+                self.model = self._e.model
+                self._first = True
+
+            def estimate(self, frame):
+                if self._first:
+                    self._first = False
+                    self._e.estimate(frame)
+                return self._e.estimate(frame)
+
+            def close(self):
+                self._e.close()
+
+        pipeline.make_estimator = OneFrameMore
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = use.ru_utime + use.ru_stime
+    t0 = time.perf_counter()
+    report = analyze_video(video, **kwargs)
+    dt = time.perf_counter() - t0
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = use.ru_utime + use.ru_stime - cpu0
+    out = {"report": report, "seconds": dt, "cpu_s": cpu, "peak_mb": use.ru_maxrss / 1024}
+    Path(result).write_bytes(pickle.dumps(out))
+
+
+def run(mode: str, video: Path) -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".pkl", delete=False) as f:
+        out = Path(f.name)
+    try:
+        subprocess.run([sys.executable, __file__, "--child", mode, str(video), str(out)], check=True)
+        return pickle.loads(out.read_bytes())
+    finally:
+        out.unlink(missing_ok=True)
+
+
+def release_errors(report, truth: dict) -> list[str]:
+    want = [s["release_frame"] for s in truth["shots"] if s.get("release_frame") is not None]
+    got = [s.release_frame for s in report.shots if s.release_frame is not None]
+    out = []
+    for w in want:
+        near = min(got, key=lambda g: abs(g - w), default=None)
+        out.append("missed" if near is None or abs(near - w) > 15 else f"{near - w:+d}")
+    return out
+
+
+def replay_all() -> int:
+    """Every real track and golden track through the sampler; returns the number of differences."""
+    from coach.evaluate import labelled_clips
+    from coach.pose_frame import load_posetrack
+    from coach.sampling_check import padded, replay
+
+    tracks = []
+    real = ROOT.parent / "shared" / "realpose"
+    if real.is_dir():
+        tracks += [(c.name, load_posetrack(c.track), c.labels.get("handedness")) for c in labelled_clips(real)]
+    else:
+        print(f"  ({real} not found: real tracks skipped)")
+    for p in sorted((ROOT / "tests" / "golden").rglob("*.pose.json.gz")):
+        name = p.name.removesuffix(".pose.json.gz")
+        truth = ROOT / "sample_videos" / f"{name}.truth.json"
+        hand = json.loads(truth.read_text(encoding="utf-8"))["handedness"] if truth.exists() else None
+        tracks.append((name, load_posetrack(p), hand))
+    total = 0
+    print(
+        f"\nreplayed pose tracks (the track stands in for the model), {len(tracks)} tracks x (as is, 30 s idle before)"
+    )
+    for name, track, hand in tracks:
+        first = track.frames[0] if track.frames else None
+        row = []
+        for label, tr in (("as is", track), ("idle", padded(track, 30.0, 10.0, rest=first))):
+            full, adaptive, log = replay(tr, hand)
+            d = differences(full, adaptive, tolerance=0)
+            total += len(d)
+            row.append(f"{label}: {len(full.shots)} shots, model on {log.model_runs}/{log.frames}, {len(d)} diffs")
+            for x in d:
+                row.append(f"    {x}")
+        print(f"  {name[:34]:34s} " + "; ".join(r for r in row if not r.startswith("    ")))
+        for r in row:
+            if r.startswith("    "):
+                print(r)
+    print(f"  differences in shots, marks (exact) and verdicts over all replays: {total}")
+    return total
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=2.0)
+    ap.add_argument("--shots", type=int, default=3)
+    ap.add_argument("--ten", action="store_true", help="the issue's session: 10 min, 12 shots")
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=720)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where the clip is rendered (default {DEFAULT_OUT})")
+    ap.add_argument("--video", type=Path, help="analyse this video instead of the synthetic session")
+    ap.add_argument("--noise-floor", action="store_true", help="also a full-rate run with the model's history moved")
+    ap.add_argument("--no-replay", action="store_true", help="skip the pose-track replays")
+    ap.add_argument("--child", nargs=3, metavar=("MODE", "VIDEO", "RESULT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return 0
+    if args.ten:
+        args.minutes, args.shots = 10.0, 12
+    video = args.video or render(args.minutes, args.shots, args.width, args.height, args.out)
+    truth_path = video.with_suffix(".truth.json")
+    truth = json.loads(truth_path.read_text(encoding="utf-8")) if truth_path.exists() else None
+
+    full = run("full", video)
+    adaptive = run("adaptive", video)
+    fr, ad = full["report"], adaptive["report"]
+    s = ad.meta["sampling"]
+    fps = fr.fps or 30.0
+    print(
+        f"\n{video.name}: {fr.frame_count} frames ({fr.frame_count / fps / 60:.1f} min at {fps:g} fps), "
+        f"{fr.width}x{fr.height}"
+    )
+    print(
+        f"  full rate : {full['seconds']:7.1f} s wall, {full['cpu_s']:6.1f} s CPU; model on {fr.frame_count} frames, peak {full['peak_mb']:.0f} MB"
+    )
+    print(
+        f"  adaptive  : {adaptive['seconds']:7.1f} s wall, {adaptive['cpu_s']:6.1f} s CPU; model on {s.get('model_runs')} frames "
+        f"({s.get('frames_sparse')} frames in {len(s.get('sparse_spans', []))} sparse stretches at "
+        f"{s.get('sparse_fps')} fps, {s.get('dense_segments')} dense segments, ring peak "
+        f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB), peak {adaptive['peak_mb']:.0f} MB"
+    )
+    print(
+        f"  speed-up  : {full['seconds'] / adaptive['seconds']:.2f}x wall, {full['cpu_s'] / adaptive['cpu_s']:.2f}x CPU "
+        "(CPU time is the steadier figure on a shared machine)"
+    )
+    d = differences(fr, ad)
+    print(
+        f"  shots: full {len(fr.shots)}, adaptive {len(ad.shots)}" + (f", truth {len(truth['shots'])}" if truth else "")
+    )
+    print(f"  differences (release within ±1 frame, other marks exact, every verdict): {len(d)}")
+    for x in d:
+        print(f"    {x}")
+    if truth:
+        print(
+            f"  release error vs truth (frames): full {release_errors(fr, truth)}, "
+            f"adaptive {release_errors(ad, truth)}"
+        )
+    if args.noise_floor:
+        pert = run("perturbed", video)
+        dn = differences(fr, pert["report"])
+        print(f"  noise floor: full rate with the model's history one frame different: {len(dn)} differences")
+        for x in dn:
+            print(f"    {x}")
+    if not args.no_replay:
+        replay_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

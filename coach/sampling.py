@@ -1,0 +1,290 @@
+"""Adaptive analysis of recorded video: the pose model runs on a few frames a second while nobody is drawing,
+and on every frame from a little before a raise could start until the shot's follow-through is over.
+
+    decoded frame ─► ring (the last `preroll_s`, not yet analysed) ─► sparse sample: model ─► trigger?
+                                                                  no ─► oldest frames leave the ring: the
+                                                                         analyzer gets the sample's pose, or
+                                                                         an empty frame for the frames between
+                                                                  yes ─► model on every frame in the ring, then
+                                                                         on every frame until the archer is
+                                                                         back at rest (dense)
+
+Why the analyzer gets an empty PoseFrame (no person) for each frame the model skipped rather than no frame at
+all: every frame-counted window downstream (the smoother, the despiker, the shoulder-width quantile and its
+refresh, the view's every-15th-frame check, the engine's buffer) then stays aligned with a full-rate run, and
+time keeps its frame numbers. Those windows hold valid samples only, so a few seconds into a dense stretch
+they hold the samples of a full-rate run: the shot's marks (the look-back walks back from the anchor through
+the raise to the rest before it, and the setup second before the raise is the engine's baseline) and its
+verdicts come from the same numbers. `preroll_s` covers the frames between the last quiet sample and the
+trigger, the setup second and the smoothers' warm-up.
+
+The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the
+last frames it saw). The sparse samples run on a model of their own (`scout`), so where nothing was skipped
+(a short clip, dense stretches that meet) the analysis is the full rate's; after a skipped idle stretch the
+dense model's landmarks differ a little from a full-rate run's for seconds, as a full-rate run's do when its
+model saw one frame more (benchmarks/long_session.py --noise-floor): a mark can move a few frames and a
+verdict near its limit can change. The sampler's decisions are checked exactly on pose tracks
+(coach/sampling_check.py).
+
+The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
+analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from .analyzer import Analyzer
+from .landmarks import INDEX, LEFT_HIP, LEFT_SHOULDER, RIGHT_HIP, RIGHT_SHOULDER
+from .pose_frame import PoseFrame
+
+VIS_MIN = 0.3  # as coach/body_stream.py: a wrist MediaPipe doubts is not there
+LEFT_WRIST, RIGHT_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingPlan:
+    """How sparsely the idle stretches are sampled and how much is analysed around each raise."""
+
+    sparse_fps: float = 3.0  # model runs per second while nobody draws
+    # Dense analysis starts this long before the sample that triggered it (see the module docstring). Measured
+    # by replaying the real and golden pose tracks after an idle stretch (benchmarks/long_session.py): 1.5 s
+    # moved one draw start by a frame (clean_lh), 2.5 s and more gave the full rate's marks and verdicts.
+    preroll_s: float = 3.0
+    # Dense analysis ends once the archer has been at rest (no trigger, the tracker seeking) this long.
+    settle_s: float = 1.0
+    # A wrist above this share of the torso, measured down from the shoulder line, could be raising the bow
+    # (arms hanging: ~1.0; the synthetic archer nocking at the belt: ~0.8; a raise passes 0.6 in its first
+    # third).
+    wrist_above_torso: float = 0.7
+    # ... or a wrist that rose this share of the torso since the last sample (a raise on its way up).
+    wrist_rise_torso: float = 0.15
+    max_ring_bytes: int = 512 * 1024 * 1024  # the decoded frames held for the look-back, at most
+
+    def step(self, fps: float) -> int:
+        return max(1, int(round(fps / self.sparse_fps)))
+
+    def preroll_frames(self, fps: float) -> int:
+        return int(math.ceil(self.preroll_s * fps)) + self.step(fps)
+
+
+def _wrist_heights(lm: np.ndarray, aspect: float) -> tuple[float, float, float] | None:
+    """(left wrist, right wrist) height below the shoulder line in torso lengths (NaN when doubted), and the
+    torso length; None without shoulders and hips. `aspect` = height / width of the image."""
+    if min(lm[LEFT_SHOULDER, 3], lm[RIGHT_SHOULDER, 3], lm[LEFT_HIP, 3], lm[RIGHT_HIP, 3]) < VIS_MIN:
+        return None
+    sh_y = 0.5 * (lm[LEFT_SHOULDER, 1] + lm[RIGHT_SHOULDER, 1]) * aspect
+    dx = 0.5 * (lm[LEFT_SHOULDER, 0] + lm[RIGHT_SHOULDER, 0] - lm[LEFT_HIP, 0] - lm[RIGHT_HIP, 0])
+    dy = 0.5 * (lm[LEFT_SHOULDER, 1] + lm[RIGHT_SHOULDER, 1] - lm[LEFT_HIP, 1] - lm[RIGHT_HIP, 1]) * aspect
+    torso = math.hypot(dx, dy)
+    if not torso > 0:
+        return None
+
+    def below(w: int) -> float:
+        return (lm[w, 1] * aspect - sh_y) / torso if lm[w, 3] >= VIS_MIN else math.nan
+
+    return below(LEFT_WRIST), below(RIGHT_WRIST), torso
+
+
+def could_be_raising(pf: PoseFrame, before: PoseFrame | None, plan: SamplingPlan, aspect: float) -> bool:
+    """Could a raise be starting at this sparse sample? Cheap, body-relative, and yes when unsure: a person
+    whose body the model only half found, a wrist at or above the belt, or a wrist on its way up."""
+    if pf.landmarks is None:
+        return False  # nobody in the picture
+    h = _wrist_heights(pf.landmarks, aspect)
+    if h is None:
+        # Shoulders or hips doubted: an archer turned side-on, crouching, or half out of the picture. Arms
+        # down in profile still show both; unsure means look.
+        return bool(np.nanmax(pf.landmarks[[LEFT_SHOULDER, RIGHT_SHOULDER], 3]) >= VIS_MIN)
+    left, right = h[0], h[1]
+    if math.isnan(left) and math.isnan(right):
+        return True  # both hands hidden: behind the body, or in front of the face
+    if min(left if not math.isnan(left) else math.inf, right if not math.isnan(right) else math.inf) < (
+        plan.wrist_above_torso
+    ):
+        return True
+    if before is not None and before.landmarks is not None:
+        h0 = _wrist_heights(before.landmarks, aspect)
+        if h0 is not None:
+            for a, b in ((h0[0], left), (h0[1], right)):
+                if a - b > plan.wrist_rise_torso:  # NaN compares False
+                    return True
+    return False
+
+
+Item = TypeVar("Item")
+
+
+@dataclass
+class SamplingLog:
+    """What the sampler did, for the report: the frame spans sampled sparsely and the model's work."""
+
+    fps: float
+    step: int
+    frames: int = 0
+    model_runs: int = 0
+    sparse_spans: list[list[int]] = field(default_factory=list)  # [first, last] frame, inclusive
+    dense_segments: int = 0
+    person_frames_estimated: int = 0  # frames the sparse samples with a person stand for, beyond themselves
+    ring_peak_frames: int = 0
+    ring_peak_bytes: int = 0
+    too_large: bool = False  # frames too large for the look-back's memory bound: analysed at the full rate
+
+    def sparse(self, index: int) -> None:
+        if self.sparse_spans and self.sparse_spans[-1][1] == index - 1:
+            self.sparse_spans[-1][1] = index
+        else:
+            self.sparse_spans.append([index, index])
+
+    def summary(self, mode: str = "adaptive") -> dict:
+        sparse = sum(b - a + 1 for a, b in self.sparse_spans)
+        return {
+            "mode": mode,
+            "sparse_fps": round(self.fps / self.step, 3),
+            "frames": self.frames,
+            "model_runs": self.model_runs,
+            "frames_sparse": sparse,
+            "dense_segments": self.dense_segments,
+            "sparse_spans": [list(s) for s in self.sparse_spans],
+            "ring_peak_frames": self.ring_peak_frames,
+            "ring_peak_mb": round(self.ring_peak_bytes / 2**20, 1),
+            "too_large_for_lookback": self.too_large,
+        }
+
+    def note(self) -> str:
+        s = self.summary()
+        return (
+            f"adaptive analysis: the pose model ran on {s['model_runs']} of {s['frames']} frames; "
+            f"{s['frames_sparse']} frames in {len(self.sparse_spans)} stretches with nobody drawing were sampled at "
+            f"{s['sparse_fps']:g} fps (meta.sampling.sparse_spans); --full-rate analyses every frame"
+        )
+
+
+class AdaptiveSampler(Generic[Item]):
+    """Feeds an Analyzer from a stream of items (decoded frames, or a pose track's frames), running
+    `estimate` (the pose model) only where it is needed. `index_of`/`t_ms_of` read an item's frame number and
+    time; `nbytes_of` its size in memory (for the ring's bound)."""
+
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        estimate: Callable[[Item], PoseFrame],
+        *,
+        index_of: Callable[[Item], int],
+        t_ms_of: Callable[[Item], float],
+        nbytes_of: Callable[[Item], int] = lambda _: 0,
+        plan: SamplingPlan | None = None,
+        scout: Callable[[Item], PoseFrame] | None = None,
+    ):
+        self.analyzer = analyzer
+        # The sparse samples go to a model of their own (`scout`), so the model of the dense stretches sees only
+        # dense frames, in order: where two dense stretches meet with no frame skipped between them (and from the
+        # first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe follows its
+        # region of interest and smooths over the last frames it saw; a sample run out of order moves them.
+        self._scout = scout or estimate
+        self.plan = plan or SamplingPlan()
+        self._estimate = estimate
+        self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
+        fps = analyzer.fps
+        self._step = self.plan.step(fps)
+        self._preroll = self.plan.preroll_frames(fps)
+        self._settle = max(1, int(round(self.plan.settle_s * fps)))
+        self._aspect = analyzer.height / analyzer.width if analyzer.width else 1.0
+        self.log = SamplingLog(fps, self._step)
+        self._ring: deque[Item] = deque()
+        self._ring_bytes = 0
+        self._poses: dict[int, PoseFrame] = {}  # sparse samples' poses still in the ring
+        self._last_sample: PoseFrame | None = None
+        self._next_sample = 0
+        self._dense = False
+        self._quiet = 0  # dense frames in a row with the archer at rest
+
+    # ---- input -----------------------------------------------------------------------------------------
+    def push(self, item: Item) -> None:
+        self.log.frames += 1
+        if self._dense:
+            self._push_dense(item)
+            return
+        nbytes = self._nbytes_of(item)
+        if nbytes * self._preroll > self.plan.max_ring_bytes:
+            # The look-back does not fit in memory (frames this large): every frame, as at the full rate.
+            self.log.too_large = True
+            self._go_dense()
+            self._push_dense(item)
+            return
+        while self._ring and (len(self._ring) >= self._preroll or self._ring_bytes + nbytes > self.plan.max_ring_bytes):
+            self._commit_sparse()
+        self._ring.append(item)
+        self._ring_bytes += nbytes
+        self.log.ring_peak_frames = max(self.log.ring_peak_frames, len(self._ring))
+        self.log.ring_peak_bytes = max(self.log.ring_peak_bytes, self._ring_bytes)
+        i = self._index_of(item)
+        if i >= self._next_sample:
+            self._next_sample = i + self._step
+            self.log.model_runs += 1
+            pf = self._scout(item)
+            if could_be_raising(pf, self._last_sample, self.plan, self._aspect):
+                self._go_dense()
+                return
+            self._poses[i] = pf
+            self._last_sample = pf
+
+    def finish(self) -> None:
+        """The video ended: what is still held goes to the analyzer as sampled."""
+        while self._ring:
+            self._commit_sparse()
+        extra = self.log.person_frames_estimated
+        self.analyzer.frames_with_person += extra
+
+    def run(self, items: Iterable[Item]) -> SamplingLog:
+        for item in items:
+            self.push(item)
+        self.finish()
+        return self.log
+
+    # ---- sparse ----------------------------------------------------------------------------------------
+    def _run(self, item: Item) -> PoseFrame:
+        self.log.model_runs += 1
+        return self._estimate(item)
+
+    def _commit_sparse(self) -> None:
+        item = self._ring.popleft()
+        self._ring_bytes -= self._nbytes_of(item)
+        i = self._index_of(item)
+        pf = self._poses.pop(i, None)
+        if pf is None:
+            pf = PoseFrame(i, self._t_ms_of(item), None, None)
+        elif pf.landmarks is not None:
+            self.log.person_frames_estimated += self._step - 1
+        self.log.sparse(i)
+        self.analyzer.push_pose(pf)
+
+    # ---- dense -----------------------------------------------------------------------------------------
+    def _go_dense(self) -> None:
+        """A raise could be starting: the model goes back over every frame still held (the look-back), then
+        stays on every frame."""
+        self._dense = True
+        self._quiet = 0
+        self.log.dense_segments += 1
+        self._poses.clear()
+        ring, self._ring = self._ring, deque()
+        self._ring_bytes = 0
+        for item in ring:
+            self._push_dense(item)
+
+    def _push_dense(self, item: Item) -> None:
+        pf = self._run(item)
+        results = self.analyzer.push_pose(pf)
+        at_rest = not could_be_raising(pf, self._last_sample, self.plan, self._aspect)
+        at_rest = at_rest and all(r.phase == "setup" and r.shot is None for r in results)
+        self._last_sample = pf
+        self._quiet = self._quiet + 1 if at_rest else 0
+        if self._quiet >= self._settle and not self.log.too_large:
+            self._dense = False
+            self._next_sample = self._index_of(item) + self._step
