@@ -99,13 +99,16 @@ class ReportData:
 
     def focus(self) -> list[Focus]:
         """The session's headline: the one or two faults to work on first (coach.headline)."""
-        return headline(
-            [s.data for s in self.shots],
-            self.consistency,
-            {r.id: r.severity for r in self.pack.rules},
-            [r.id for r in self.pack.rules],
-            self.dismissed(),
-        )
+        return self._headline([s.data for s in self.shots], self.consistency)
+
+    def shot_focus(self, shot: ShotView) -> Focus | None:
+        """The one fault of this shot to work on first, if it has any standing after the coach's review."""
+        picked = self._headline([shot.data], [], limit=1)
+        return picked[0] if picked else None
+
+    def _headline(self, shots: list[dict], consistency: list[dict], limit: int = 2) -> list[Focus]:
+        severity = {r.id: r.severity for r in self.pack.rules}
+        return headline(shots, consistency, severity, [r.id for r in self.pack.rules], self.dismissed(), limit)
 
     @property
     def fault_count(self) -> int:

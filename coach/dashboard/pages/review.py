@@ -201,6 +201,22 @@ def band_picked(key: str, tkey: str, fps: float) -> None:
         request_seek(key, frame_of_time(float(picked[0]["start_s"]), fps))
 
 
+def focus_panel(rd, lang: str) -> None:
+    """What to work on first: the session's one or two faults that matter most (coach.headline), with the cue."""
+    focus = rd.focus()
+    if not focus:
+        return
+    with st.container(border=True):
+        st.markdown(f"**{ui.tr('focus_title')}**")
+        n = len(rd.shots)
+        for f in focus:
+            r = rd.pack.by_id.get(f.rule)
+            where = ui.tr("focus_session") if f.session_level else ui.tr("focus_shots", k=len(f.shots), n=n)
+            cue = (r.cue_zh if lang == "zh" else r.cue_en) if r else ""
+            name = rule_name(rd.pack, f.rule, lang)
+            st.markdown(f"- **{name}** ({ui.tr('sev_' + f.severity)}, {where}) → {cue}")
+
+
 def shot_panels(rd, lang: str) -> None:
     st.subheader(ui.tr("verdicts"))
     if not rd.shots:
@@ -210,6 +226,8 @@ def shot_panels(rd, lang: str) -> None:
         with tab:
             if note := corrected_note(sv.data):
                 st.caption(ui.esc(note))
+            if first := rd.shot_focus(sv):
+                st.markdown(f"**{ui.tr('focus_shot', rule=rule_name(rd.pack, first.rule, lang))}**")
             st.dataframe(
                 pd.DataFrame(verdict_rows(sv.data, rd.pack, rd.annotations, lang)),
                 column_config={
@@ -326,6 +344,7 @@ def render() -> None:
         rd.notes = [n for n in rd.notes if not n.startswith("incomplete session")]
     for note in rd.notes:
         st.caption(f"{ui.tr('notes')}: {ui.esc(note_text(note, lang))}")
+    focus_panel(rd, lang)
     video_panel(settings, sid, rd.session, shots, rd.pack, fps, rd.annotations, sid in in_progress)
     shot_panels(rd, lang)
     correction_panel(settings, sid, rd, lang)
