@@ -58,7 +58,9 @@ def _truth_phase_report(track, truth: dict, pack, profile):
     a.finish()
     a.shots.clear()
     for s in truth["shots"]:
-        a._complete(SimpleNamespace(**s, complete=True, release_source="truth"))
+        # the truth's marks, with ShotPhases' defaults for what only the tracker or the sound can tell
+        defaults = dict(hand_stayed=False, flight_time_s=None, release_confidence=1.0, release_evidence=())
+        a._complete(SimpleNamespace(**defaults, marks_confidence={}, **s, complete=True, release_source="truth"))
     return a.report()
 
 
