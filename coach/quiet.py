@@ -33,3 +33,32 @@ def native_stderr_silenced() -> Iterator[None]:
         os.dup2(saved, fd)
         os.close(saved)
         os.close(devnull)
+
+
+@contextlib.contextmanager
+def native_stderr_to_null() -> Iterator[None]:
+    """For a whole command: what native libraries write to file descriptor 2 (MediaPipe's graph threads log
+    whenever they please, not only while a call is silenced) goes to /dev/null, while Python's `sys.stderr` (our
+    one-line errors, warnings and progress) keeps the real stderr. COACH_NATIVE_LOGS=1 shows everything."""
+    if os.environ.get("COACH_NATIVE_LOGS"):
+        yield
+        return
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # pytest capture, a notebook: nothing to redirect
+        yield
+        return
+    python_err = sys.stderr
+    python_err.flush()
+    saved = os.dup(fd)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    sys.stderr = os.fdopen(saved, "w", buffering=1, encoding=python_err.encoding, errors=python_err.errors)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, fd)
+        sys.stderr.close()
+        sys.stderr = python_err

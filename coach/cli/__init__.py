@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..errors import CoachError
+from ..quiet import native_stderr_to_null
 
 EXIT_USAGE, EXIT_INPUT = 2, 3
 
@@ -78,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    with native_stderr_to_null():
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         rc = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
