@@ -1,4 +1,6 @@
-"""The PDF report: the same content as the HTML one, with a Chinese font embedded (subset) by fpdf2.
+"""The PDF report: the document `coach.report.document.build` makes (the HTML lays out the same one), with a
+Chinese font embedded (subset) by fpdf2. Tables are written row by row: an A4 page has no room for a column per
+shot or per session.
 
 The font is the TrueType CJK font `coach.overlay.cjk_font_path()` finds (WenQuanYi Micro Hei from the
 `paperang-p2-fonts-cjk` dependency): TrueType outlines, which fpdf2 subsets and embeds reliably."""
@@ -12,20 +14,8 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from ..overlay import cjk_font_path
-from .data import (
-    VERDICT_LABEL,
-    VERDICT_MARK,
-    Chart,
-    ReportData,
-    corrected_text,
-    focus_lines,
-    limits_text,
-    local_time,
-    phase_times_text,
-    release_text,
-    value_text,
-    video_name,
-)
+from .data import Chart, ReportData
+from .document import Block, Document, Figure, KeyFrames, Para, Row, Section, Table, build
 
 RED = (176, 0, 32)
 BLUE = (11, 79, 138)
@@ -133,156 +123,109 @@ def _chart(pdf: FPDF, c: Chart, w: float = 182, h: float = 46) -> None:
     pdf.set_xy(pdf.l_margin, y0 + ph + 7)
 
 
-def _findings(pdf: FPDF, d: ReportData, findings: list[dict], shot: int | None) -> None:
-    for f in findings:
-        v = d.shown_verdict(f, shot)
-        line = (
-            f"{VERDICT_MARK.get(v, '')} {VERDICT_LABEL.get(v, v)}  {d.rule_label(f['rule'])}  "
-            f"value {value_text(f.get('value'), f.get('unit', ''), f.get('threshold'))}  ok if {limits_text(f.get('threshold') or {}, f.get('unit', ''))}"
-        )
-        if v == "fault" and f.get("start_frame") is not None:
-            line += f"  frames {f['start_frame']}–{f['end_frame']} ({f['start_frame'] / d.fps:.2f}–{f['end_frame'] / d.fps:.2f} s)"
-        elif v == "not_assessable" and f.get("reason"):
-            line += f"  ({f['reason']})"
-        if v == "dismissed":  # struck through: the machine said fault, the coach disagreed
-            _para(pdf, line, 9, GREY, style="S")
-        else:
-            _para(pdf, line, 9, RED if v == "fault" else (0, 0, 0))
-        r = d.rule(f["rule"])
-        if v == "fault" and r:
-            _para(pdf, f"    {r.section}：{r.quote}", 10, BROWN)
-            _para(pdf, f"    {r.meaning_zh} {r.meaning_en}", 8, GREY)
-            _para(pdf, f"    → {r.cue_zh} / {r.cue_en}", 9, BLUE)
-        for a in d.annotations_for(shot, f["rule"]):
-            _para(
-                pdf,
-                f"    coach: {a['action']} {a['comment'] or ''} — {a['author']} {local_time(a['created_at'])}",
-                8,
-                BLUE,
-            )
+# colour and size of each tone of a line (coach.report.document)
+TONES: dict[str, tuple[tuple[int, int, int], float]] = {
+    "fault": (RED, 9),
+    "focus": (RED, 12),
+    "cue": (BLUE, 9),
+    "quote": (BROWN, 10),
+    "meaning": (GREY, 8),
+    "coach": (BLUE, 8),
+    "warn": ((150, 90, 0), 9),
+    "note": (GREY, 9),
+    "dismissed": (GREY, 9),
+}
+ASIDE = ("quote", "cue")  # table cells written on their own line under the row, in their colour
 
 
-def render_pdf(d: ReportData) -> bytes:
-    s, a = d.session, d.archer
-    pdf = _Doc(f"射經 Coach · {a.name} · session {s['id']}")
-    pdf.set_title(f"射經 Coach — {a.name} — session {s['id']}")
+def _line(pdf: FPDF, p: Para, size: float = 9, indent: str = "") -> None:
+    colour, sz = TONES.get(p.tone, ((0, 0, 0), size))
+    _para(pdf, indent + p.text, max(sz, size), colour, style="S" if p.tone == "dismissed" else "")
+
+
+def _row(pdf: FPDF, t: Table, r: Row) -> None:
+    """One table row as one line, each cell after the first labelled with its column; quotes and cues under it."""
+    parts, aside = [], []
+    for i, c in enumerate(r.cells):
+        lines = [x for x in c.lines if x]
+        if not lines:
+            continue
+        if c.tone in ASIDE:
+            text = " / ".join(lines)
+            aside.append(Para(f"→ {text}" if c.tone == "cue" else text, c.tone))
+            continue
+        text = " ".join(lines)
+        label = t.header[i].lines[0] if 0 < i < len(t.header) and t.header[i].lines and not c.bare else ""
+        parts.append(f"{label} {text}" if label else (f"{text}:" if not t.header and i == 0 else text))
+    if not t.header:  # a list of facts (the session's details)
+        _para(pdf, " ".join(parts), 8, GREY)
+    else:
+        _line(pdf, Para("  ".join(parts), r.tone if r.tone in ("fault", "dismissed") else ""))
+    for p in (*aside, *r.notes):
+        _line(pdf, p, indent="    ")
+
+
+def _table(pdf: FPDF, t: Table) -> None:
+    # columns described over several lines (the trends' sessions): their legend first, the rows name them by
+    # their first line
+    legend = [" ".join(c.lines) for c in t.header if len(c.lines) > 1]
+    if legend:
+        _para(pdf, " · ".join(legend), 8, GREY)
+    for r in t.rows:
+        _row(pdf, t, r)
+
+
+def _key_frames(pdf: FPDF, k: KeyFrames) -> None:
+    wimg = (pdf.w - pdf.l_margin - pdf.r_margin - 4) / 2
+    if pdf.get_y() + wimg * 0.75 + 8 > pdf.h - pdf.b_margin:  # images do not break pages by themselves
+        pdf.add_page()
+    y = pdf.get_y() + 1
+    hmax = 0.0
+    for i, f in enumerate(k.frames[:2]):  # two side by side: the full draw and the release
+        info = pdf.image(io.BytesIO(f.jpeg), x=pdf.l_margin + i * (wimg + 4), y=y, w=wimg)
+        hmax = max(hmax, float(info.rendered_height))
+        pdf.set_xy(pdf.l_margin + i * (wimg + 4), y + float(info.rendered_height))
+        pdf.set_font("cjk", "", 7)
+        pdf.cell(wimg, 4, f.caption)
+    pdf.set_xy(pdf.l_margin, y + hmax + 5)
+
+
+def _blocks(pdf: FPDF, blocks: tuple[Block, ...], size: float) -> None:
+    for b in blocks:
+        if isinstance(b, Para):
+            _line(pdf, b, size)
+        elif isinstance(b, Table):
+            _table(pdf, b)
+        elif isinstance(b, KeyFrames):
+            _key_frames(pdf, b)
+        elif isinstance(b, Figure):
+            _chart(pdf, b.chart)
+
+
+def _section(pdf: FPDF, s: Section) -> None:
+    if s.kind == "details":  # small print under the summary
+        pdf.ln(1)
+        _para(pdf, s.title, 8, GREY, style="B")
+        _blocks(pdf, s.blocks, 8)
+        return
+    if s.kind == "shot" and pdf.get_y() > pdf.h * 0.6:  # a shot starts on a new page only when little room is left
+        pdf.add_page()
+    _heading(pdf, s.title)
+    _blocks(pdf, s.blocks, 11 if s.kind == "focus" else 9)
+
+
+def render_document(doc: Document, footer: str) -> bytes:
+    pdf = _Doc(footer)
+    pdf.set_title(doc.title)
     pdf.set_author("射經 Coach")
     pdf.add_page()
     pdf.set_font("cjk", "B", 18)
-    pdf.multi_cell(0, 9, f"射經 Coach report · {a.name}", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    _para(
-        pdf,
-        f"{local_time(s['started_at'])} · {video_name(s['source'])} · {len(d.shots)} shots 箭 · "
-        f"{d.fault_count} faults 病",
-        11,
-    )
-    # page 1 says what to work on first, then which shot showed what; the details come after
-    _heading(pdf, "What to work on first 先練")
-    lines = focus_lines(d)
-    if not lines:
-        _para(pdf, "No faults stand in this session 本場無病.", 11)
-    for i, (name, where, cue) in enumerate(lines, 1):
-        _para(pdf, f"{i}. {name} — {where}", 12, RED)
-        _para(pdf, f"    → {cue}", 11, BLUE)
-    pdf.ln(1)
-    for x in d.shots:
-        names = ", ".join(d.rule_label(f["rule"]) for f in x.faults) or "no faults 無病"
-        _para(pdf, f"Shot {x.index + 1} 第{x.index + 1}箭: {names}", 9)
-    for n in d.notes:
-        _para(pdf, f"! {n}", 9, (150, 90, 0))
-    pdf.ln(1)
-    _para(
-        pdf,
-        f"archer 射者: {a.name} — {a.handedness or 'auto'}-handed, {a.draw_style} draw, {a.tolerance} tolerance",
-        8,
-        GREY,
-    )
-    _para(
-        pdf,
-        f"session #{s['id']}: {local_time(s['started_at'])} → {local_time(s['finished_at'])} · "
-        f"video: {s.get('frame_count')} frames at {d.fps:.2f} fps, {s.get('width')}×{s.get('height')}; "
-        f"view {s.get('view')}; {s.get('handedness')}-handed · rules: {d.pack.title} ({s['pack_id']} {s['pack_version']})",
-        8,
-        GREY,
-    )
-    _para(pdf, f"source: {s['source']} · sha256 {s['content_hash']}", 6, GREY)
-
-    for x in d.shots:
-        if pdf.get_y() > pdf.h * 0.6:  # a new shot starts on a new page only when little room is left
-            pdf.add_page()
-        _heading(
-            pdf, f"Shot {x.index + 1} 第{x.index + 1}箭" + ("" if x.data.get("complete", True) else " (incomplete)")
-        )
-        t = x.data.get("phase_times_s") or {}
-        if x.data.get("corrected"):
-            _para(pdf, corrected_text(x.data), 9, BLUE)
-        _para(pdf, phase_times_text(t), 9)
-        if x.data.get("release_frame") is not None:
-            _para(pdf, f"release 發 at frame {x.data['release_frame']}{release_text(x.data)}", 9)
-        if x.key_frames:
-            wimg = (pdf.w - pdf.l_margin - pdf.r_margin - 4) / 2
-            if pdf.get_y() + wimg * 0.75 + 8 > pdf.h - pdf.b_margin:  # images do not break pages by themselves
-                pdf.add_page()
-            y = pdf.get_y() + 1
-            hmax = 0.0
-            for i, (kind, frame, jpeg) in enumerate(x.key_frames[:2]):
-                info = pdf.image(io.BytesIO(jpeg), x=pdf.l_margin + i * (wimg + 4), y=y, w=wimg)
-                hmax = max(hmax, float(info.rendered_height))
-                pdf.set_xy(pdf.l_margin + i * (wimg + 4), y + float(info.rendered_height))
-                pdf.set_font("cjk", "", 7)
-                pdf.cell(wimg, 4, f"{kind.replace('_', ' ')} · frame {frame} ({frame / d.fps:.2f} s)")
-            pdf.set_xy(pdf.l_margin, y + hmax + 5)
-        _findings(pdf, d, x.findings, x.index)
-        for ann in d.annotations_for(x.index, None):
-            _para(pdf, f"coach: {ann['comment']} — {ann['author']} {local_time(ann['created_at'])}", 8, BLUE)
-        for c in x.charts:
-            _chart(pdf, c)
-
-    _heading(pdf, "Session consistency 間若一")
-    if d.consistency_measures:
-        _para(pdf, " · ".join(f"{k} {value_text(v)}" for k, v in d.consistency_measures.items()), 9)
-    if d.consistency:
-        _findings(pdf, d, d.consistency, None)
-    else:
-        _para(pdf, "no session-level verdicts (too few shots, or the session is incomplete)", 9, GREY)
-
-    _heading(pdf, "Rules 射法 — verdict per shot")
-    for r, verdicts in d.rule_rows:
-        marks = "  ".join(f"{i + 1}:{VERDICT_MARK.get(v, '·')}" for i, v in enumerate(verdicts))
-        pdf.set_font("cjk", "B", 10)
-        pdf.multi_cell(0, 5, f"{r.name_zh}  {r.name_en}   [{marks}]", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        _para(pdf, f"{r.section}：{r.quote}", 9, BROWN)
-        _para(pdf, f"→ {r.cue_zh} / {r.cue_en}", 8, BLUE)
-        pdf.ln(1)
-
-    _heading(pdf, "Coach's notes 教練評語")
-    if not d.annotations:
-        _para(pdf, "none yet", 9, GREY)
-    for ann in d.annotations:
-        where = " ".join(
-            p
-            for p in (
-                f"shot {ann['shot'] + 1}" if ann["shot"] is not None else "",
-                d.rule_label(ann["rule"]) if ann["rule"] else "",
-            )
-            if p
-        )
-        _para(
-            pdf, f"{local_time(ann['created_at'])} {ann['author']}: {ann['action']} {where} — {ann['comment'] or ''}", 9
-        )
-
-    _heading(pdf, "Trends 進境 — this archer's sessions")
-    if len(d.trends) < 2:
-        _para(pdf, "the first session of this archer: trends appear from the second one on", 9, GREY)
-    else:
-        rules = [r for r, _ in d.rule_rows if any(r.id in t["rules"] for t in d.trends)]
-        for t in d.trends:
-            cells = []
-            for r in rules:
-                c = t["rules"].get(r.id)
-                n = (c["fault"] + c["pass"]) if c else 0
-                if n:
-                    cells.append(f"{r.name_zh} {c['fault']}/{n}")
-            inc = "" if t["complete"] else " (incomplete)"
-            _para(pdf, f"#{t['id']}{inc} {t['started_at']} · {t['shots']} shots · " + ", ".join(cells), 8)
+    pdf.multi_cell(0, 9, doc.heading, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    _para(pdf, doc.meta, 11)
+    for s in doc.sections:
+        _section(pdf, s)
     return bytes(pdf.output())
+
+
+def render_pdf(d: ReportData) -> bytes:
+    return render_document(build(d), f"射經 Coach · {d.archer.name} · session {d.session['id']}")
