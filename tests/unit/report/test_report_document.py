@@ -9,12 +9,12 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT
 
 from coach.cli import main
 from coach.report import gather, render
 from coach.report.document import Table, build, texts
 from coach.store import Store
+from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
 
