@@ -2,7 +2,7 @@
 
     python benchmarks/hostile.py [--timeout S] [--quick] [-v]
 
-Builds the corpus in a temporary folder (tests/hostile/hostile_corpus.py: nothing binary is committed), runs
+Builds the corpus in a temporary folder (tests/support/hostile_corpus.py: nothing binary is committed), runs
 each input through `coach …` in a fresh process, bounded by a timeout, and prints: inputs tried, clear errors
 (non-zero exit, exactly one stderr line), expected successes, tracebacks, hangs, crashes (killed by a signal)
 and stores changed (bytes of a store that should not change, compared before and after). The last four must
@@ -25,9 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "hostile"))
 
-from hostile_corpus import (  # noqa: E402
+from tests.support.hostile_corpus import (  # noqa: E402
     NON_UTF8,
     PACK_HEAD,
     PACK_RULE,

@@ -154,10 +154,10 @@ def run_dashboard_in_browser(path: Path) -> dict | None:
     """The real page: the dashboard served, the Live page open in headless Chromium, the clip as the camera."""
     import tempfile
 
-    sys.path.insert(0, str(ROOT / "tests"))
     try:
-        from browser_support import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
         from playwright.sync_api import sync_playwright
+
+        from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
     except ImportError:
         return None
     if not CHROMIUM.exists():

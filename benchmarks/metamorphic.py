@@ -7,7 +7,7 @@ releases ±1 frame at the new rate, no fault the original lacks; a fault may onl
     python benchmarks/metamorphic.py                            # every sample clip (about a minute a clip)
     python benchmarks/metamorphic.py --clips short_1shot --transforms mpeg4,half_rate
 
-The pose-track transforms (mirror, half rate, crop) are also a test (tests/test_metamorphic.py); this one adds
+The pose-track transforms (mirror, half rate, crop) are also a test (tests/e2e/test_metamorphic.py); this one adds
 what only the picture shows: compression, scale and light.
 """
 

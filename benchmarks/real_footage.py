@@ -8,7 +8,7 @@ Real footage: every labelled track in ../shared/realpose (`coach.labels/1`) is a
 `coach analyze --pose-track` does, with its sound envelope where it has one, and scored by `coach.evaluate`:
 per clip the releases found against the labelled ones, anchor and draw-start errors, extra shots and the faults
 flagged; then `releases within ±2: N/M, anchors within tolerance: N/M, extra shots: N, faults on
-labelled-clean shots: N` (faults that the clip's observations contradict, `tests/realpose_observed.py`).
+labelled-clean shots: N` (faults that the clip's observations contradict, `tests/support/realpose_observed.py`).
 Synthetic: `benchmarks/rule_accuracy.py` on the committed pose tracks of the sample clips (tests/golden).
 """
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 def real(folder: Path, sound: bool = True) -> str:
     from coach.labels import evaluate_folder
-    from tests.realpose_observed import OBSERVED_PASSING
+    from tests.support.realpose_observed import OBSERVED_PASSING
 
     # the same figures as `coach eval DIR` on a club's exported corrections
     lines, _, _ = evaluate_folder(folder, sound=sound, observed=OBSERVED_PASSING)

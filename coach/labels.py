@@ -131,7 +131,7 @@ def evaluate_folder(
 ) -> tuple[list[str], list[ClipScore], Summary]:
     """Score the current analysis on every labelled clip of `folder`: one line per clip (with its notes), as
     benchmarks/real_footage.py prints them, the scores, and the summary. `observed`: per clip, the rules its
-    observations show passing (tests/realpose_observed.py), for the contradicted-faults figure."""
+    observations show passing (tests/support/realpose_observed.py), for the contradicted-faults figure."""
     folder = Path(folder)
     if not folder.is_dir():
         raise CoachError(folder, "is not a folder")

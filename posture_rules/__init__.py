@@ -2,7 +2,7 @@
 
 Direction of imports: this package sits on coach's base (`coach.errors`, `safe_io`, `geometry`, `landmarks`,
 `kinematics`), which never imports it; the rest of `coach` (the analysis, store, reports) sits on this package
-(tests/test_import_cycles.py holds both to it)."""
+(tests/unit/test_import_cycles.py holds both to it)."""
 
 from .metrics import METRICS, Metric, metric
 from .pack import DEFAULT_PACK, Profile, Rule, RulePack, Thresholds, load_pack

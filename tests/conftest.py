@@ -5,10 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-SAMPLES = ROOT / "sample_videos"
-OUTPUT = ROOT / "test-output"
+from tests.support.paths import OUTPUT
 
 os.environ.setdefault("GLOG_minloglevel", "2")
 

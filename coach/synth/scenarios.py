@@ -135,7 +135,7 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
-# Failure modes real footage shows, each with exact truth (tests/test_failure_modes.py,
+# Failure modes real footage shows, each with exact truth (tests/e2e/test_failure_modes.py,
 # benchmarks/failure_modes.py). Rendered on demand, never committed as video: small, one or two shots.
 _SMALL = {"width": 640, "height": 360}
 FAILURE_SCENARIOS: dict[str, Scenario] = {

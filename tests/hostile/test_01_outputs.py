@@ -2,9 +2,9 @@
 (or its -wal/-shm) or the input, even with --force; outputs are written to a temporary file and renamed."""
 
 import pytest
-from hostile_corpus import assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
 
 from coach.cli import main
+from tests.support.hostile_corpus import assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
 
 
 @pytest.fixture

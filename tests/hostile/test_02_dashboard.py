@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hostile_corpus import ROOT, SHORT_CLIP, make_store
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
@@ -23,6 +22,7 @@ from coach.dashboard import access
 from coach.dashboard.jobs import discard_upload, prune_uploads, save_upload
 from coach.dashboard.settings import Settings
 from coach.errors import CoachError
+from tests.support.hostile_corpus import ROOT, SHORT_CLIP, make_store
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import resource
 import shutil
 import signal
 
-from hostile_corpus import NON_UTF8, SHORT_CLIP, assert_clear, run_coach, snapshot
+from tests.support.hostile_corpus import NON_UTF8, SHORT_CLIP, assert_clear, run_coach, snapshot
 
 
 def test_non_utf8_name_analyze(tmp_path):
@@ -61,7 +61,7 @@ def test_analyze_db_on_a_full_disk(tmp_path):
     """Recording into the store on a full disk: one line, and what was there before is intact."""
     import sqlite3
 
-    from hostile_corpus import make_store
+    from tests.support.hostile_corpus import make_store
 
     db = make_store(tmp_path)
     c = sqlite3.connect(db)

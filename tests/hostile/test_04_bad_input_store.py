@@ -1,7 +1,16 @@
 """Issue 18 item 4: bad input with --archer writes nothing — no archer, no INCOMPLETE or 0-shot session."""
 
 import pytest
-from hostile_corpus import audio_only, make_store, pose_track_doc, run_coach, snapshot, wall_clip, write_json
+
+from tests.support.hostile_corpus import (
+    audio_only,
+    make_store,
+    pose_track_doc,
+    run_coach,
+    snapshot,
+    wall_clip,
+    write_json,
+)
 
 
 def _inputs(tmp_path):

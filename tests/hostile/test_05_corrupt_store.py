@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from hostile_corpus import assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
+
+from tests.support.hostile_corpus import assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
 
 
 def _checkpoint(db):

@@ -4,7 +4,8 @@ import sqlite3
 
 import numpy as np
 import pytest
-from hostile_corpus import assert_clear, make_store, run_coach, snapshot
+
+from tests.support.hostile_corpus import assert_clear, make_store, run_coach, snapshot
 
 
 @pytest.mark.parametrize("table", ["series", "key_frames"])

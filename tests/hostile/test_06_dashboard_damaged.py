@@ -6,8 +6,9 @@ import shutil
 import sqlite3
 
 import pytest
-from hostile_corpus import ROOT, make_store, snapshot
 from streamlit.testing.v1 import AppTest
+
+from tests.support.hostile_corpus import ROOT, make_store, snapshot
 
 PAGES = ("review", "analyze", "compare", "trends", "rulebook", "live")
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile_corpus import ROOT, assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
 
 from coach.cli import main
+from tests.support.hostile_corpus import ROOT, assert_clear, make_store, pose_track_doc, run_coach, snapshot, write_json
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -153,7 +153,7 @@ def test_broken_pipe(tmp_path):
 def test_batch_out_with_a_name_that_is_not_utf8(tmp_path):
     import os
 
-    from hostile_corpus import NON_UTF8, wall_clip
+    from tests.support.hostile_corpus import NON_UTF8, wall_clip
 
     clip = wall_clip(tmp_path / "wall.mp4")
     out = os.path.join(os.fsencode(tmp_path), NON_UTF8 + b".csv")

@@ -4,7 +4,8 @@ a command (each run is bounded by a timeout; a hang fails the test)."""
 import os
 
 import pytest
-from hostile_corpus import assert_clear, run_coach
+
+from tests.support.hostile_corpus import assert_clear, run_coach
 
 
 @pytest.fixture

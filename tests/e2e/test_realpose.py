@@ -1,0 +1,87 @@
+"""The shot-phase tracker on hand-labelled pose tracks of real archers (handheld phone videos)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coach.body_stream import bodies_from_track
+from coach.phases import track_shots
+from coach.pose_frame import load_posetrack
+from tests.support.paths import REALPOSE
+
+# Clips whose release cannot be found within the labelled tolerance yet, with the measured error.
+KNOWN_MISSES = {
+    "real04_recurve_behind_oblique": "no shot found: seen from behind, the draw wrist and elbow are hidden "
+    "behind the head for the whole shot (visibility < 0.3), so no anchor can be seen",
+    "real06_recurve_behind_handheld": "no shot found: seen from behind, the draw wrist is hidden for the whole "
+    "shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 5 frames after the "
+    "release",
+}
+
+
+def _clips() -> list:
+    if not REALPOSE.is_dir():
+        return [pytest.param(None, id="missing")]
+    out = []
+    for p in sorted(REALPOSE.glob("*.labels.json")):
+        name = p.name.removesuffix(".labels.json")
+        marks = []
+        if name in KNOWN_MISSES:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[name]))
+        out.append(pytest.param(name, id=name, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("name", _clips())
+def test_real_clip(name: str | None) -> None:
+    if name is None:
+        pytest.skip(f"{REALPOSE} not found: real archer tracks are only available in the project workspace")
+    labels = json.loads((REALPOSE / f"{name}.labels.json").read_text(encoding="utf-8"))
+    track = load_posetrack(REALPOSE / labels["pose_track"])
+    shots = track_shots(bodies_from_track(track, labels["handedness"], "recorded"), labels["handedness"])
+    assert len(shots) == labels["n_shots"], shots
+    for found, want in zip(shots, labels["shots"]):
+        tol = want["tolerance_frames"]["release_frame"]
+        assert found.release_frame is not None, found
+        assert abs(found.release_frame - want["release_frame"]) <= tol, (found.release_frame, want)
+
+
+def test_real_footage_figures() -> None:
+    """The whole analysis (`coach analyze --pose-track`, with sound where the clip has it) scored on every real
+    track: the floor this work has reached. The issue's aim is 7/8 releases and no extra shot; raise these as
+    the misses above are fixed. No fault that a clip's observations contradict (tests/support/realpose_observed.py)."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.evaluate import analyse_clip, labelled_clips, score_clip, summarise
+    from tests.support.realpose_observed import OBSERVED_PASSING
+
+    scores = {c.name: score_clip(c, analyse_clip(c)) for c in labelled_clips(REALPOSE)}
+    s = summarise(scores.values(), OBSERVED_PASSING)
+    assert s.contradicted == 0, [(n, c.faults) for n, c in scores.items()]
+    assert s.releases == 8 and s.releases_ok >= 6, s
+    assert s.extra == 0, s
+    assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []
+    # A full draw never shot is a let-down in the notes, not a shot.
+    assert any("let-down" in n for n in scores["real09_recurve_obliquebehind_60fps_norelease"].notes)
+
+
+def test_uncertain_phases_are_said_in_the_terminal_and_the_json() -> None:
+    """real05 raises and draws at once (no set): its draw start is a guess, so draw_tempo is not judged, and
+    the terminal and the coach.session/1 JSON say so, with how sure the release is and what agreed on it."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.evaluate import analyse_clip, labelled_clips
+    from coach.summary import format_report
+    from posture_rules.pack import load_pack
+
+    (clip,) = [c for c in labelled_clips(REALPOSE) if c.name == "real05_recurve_front_crowd"]
+    report = analyse_clip(clip)
+    (shot,) = report.to_json()["shots"]
+    assert shot["marks_confidence"]["draw_start"] < 0.5 and shot["release_confidence"] >= 0.5
+    assert "draw_hand" in shot["release_evidence"] and "sound" in shot["release_evidence"]
+    tempo = next(f for f in shot["findings"] if f["rule"] == "draw_tempo")
+    assert tempo["verdict"] == "not_assessable" and tempo["reason"] == "phase uncertain: draw start"
+    text = format_report(report, load_pack())
+    assert "uncertain: draw start" in text and "release confidence" in text

@@ -1,0 +1,78 @@
+"""The HTML and the PDF report are two layouts of one document (issue 16): every section title and every line
+of every table cell of `coach.report.document.build` appears in both, and neither says anything the other
+leaves out (the HTML's text and the PDF's extracted text agree on the model's words). Store filled from recorded
+pose tracks, with a coach's dismissal, comment and correction-free annotations."""
+
+import html
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from coach.cli import main
+from coach.report import gather, render
+from coach.report.document import Table, build, texts
+from coach.store import Store
+from tests.support.paths import ROOT
+
+GOLDEN = ROOT / "tests" / "golden"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    db = tmp_path_factory.mktemp("report_doc") / "coach.db"
+    for name in ("fault_elbow", "clean_rh_3shots"):  # two sessions: the second has a trends table
+        track = GOLDEN / f"{name}.pose.json.gz"
+        assert main(["analyze", "--pose-track", str(track), "--archer", "李四", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        store.annotate(1, "dismiss", shot=0, rule="cup_of_water", comment="camera angle 角度", author="李教練")
+        store.annotate(2, "comment", shot=1, comment="breathe 調息", author="李教練")
+        return {sid: gather(store, sid) for sid in (1, 2)}
+
+
+def _flat(s: str) -> str:
+    return re.sub(r"\s+", "", s)
+
+
+def _html_text(page: str) -> str:
+    return _flat(html.unescape(re.sub(r"<[^>]+>", "", page)))
+
+
+def _pdf_text(pdf: bytes, tmp_path) -> str:
+    path = tmp_path / "r.pdf"
+    path.write_bytes(pdf)
+    out = subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", str(path), "-"], capture_output=True, check=True).stdout
+    return _flat(out.decode("utf-8"))
+
+
+@pytest.mark.parametrize("sid", [1, 2])
+def test_html_and_pdf_show_every_word_of_one_document(data, sid, tmp_path):
+    if not shutil.which("pdftotext"):
+        pytest.skip("needs poppler's pdftotext")
+    d = data[sid]
+    doc = build(d)
+    words = texts(doc)
+    titles = [s.title for s in doc.sections]
+    # the model covers what a reader must find: the headline, every shot, the struck-through dismissal, trends
+    assert "What to work on first 先練" in titles and "Rules 射法 — verdict per shot" in titles
+    assert [t for t in titles if t.startswith("Shot ")] == [f"Shot {x.index + 1} 第{x.index + 1}箭" for x in d.shots]
+    rows = [r for s in doc.sections for b in s.blocks if isinstance(b, Table) for r in b.rows]
+    if sid == 1:
+        assert any(
+            r.tone == "dismissed" and any("camera angle 角度" in c.lines[0] for c in r.cells if c.lines) for r in rows
+        )
+    else:
+        assert "Trends 進境 — this archer's sessions" in titles and any(r.spark is not None for r in rows)
+    page = _html_text(render(d, "html"))
+    pdf = _pdf_text(render(d, "pdf"), tmp_path)
+    missing_html = [w for w in words if _flat(w) not in page]
+    missing_pdf = [w for w in words if _flat(w) not in pdf]
+    assert not missing_html, missing_html[:5]
+    assert not missing_pdf, missing_pdf[:5]
+    assert _flat(doc.meta) in page and _flat(doc.meta) in pdf
+
+
+def test_the_document_is_built_from_the_data_alone(data):
+    """A pure function: built twice from the same data, the same document."""
+    assert build(data[2]) == build(data[2])

@@ -1,0 +1,149 @@
+"""Rule pack loading and validation: errors name the file, the rule and the field."""
+
+import re
+
+import pytest
+
+from coach.errors import RulePackError
+from posture_rules.pack import DEFAULT_PACK, Profile, load_pack
+from tests.support.paths import SHARED
+
+SEEDS = SHARED / "seeds"
+
+
+def _write(tmp_path, body, name="pack.toml"):
+    p = tmp_path / name
+    p.write_text(body, encoding="utf-8")
+    return p
+
+
+HEADER = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
+RULE = """
+[[rules]]
+id = "r1"
+name_zh = "甲"
+name_en = "a"
+section = "總訣"
+quote = "q"
+meaning_zh = "m"
+meaning_en = "m"
+cue_zh = "c"
+cue_en = "c"
+metric = "bow_elbow_angle"
+phases = ["hold"]
+views = ["face-on"]
+thresholds = { enter_below = 150.0, exit_below = 155.0 }
+"""
+
+
+def test_a_minimal_pack_loads(tmp_path):
+    pack = load_pack(_write(tmp_path, HEADER + RULE))
+    assert [r.id for r in pack.rules] == ["r1"]
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        (('metric = "bow_elbow_angle"', 'metric = "elbow_magic"'), "metric"),
+        (('phases = ["hold"]', 'phases = ["aiming"]'), "phases"),
+        (('views = ["face-on"]', 'views = ["sideways"]'), "views"),
+        (("exit_below = 155.0", "exit_below = 140.0"), "thresholds.exit_below"),
+        (('cue_en = "c"', 'cue_en = ""'), "cue_en"),
+        (('name_en = "a"', 'name_en = "a"\ncolour = "red"'), "colour"),
+        (("enter_below = 150.0", 'enter_below = "low"'), "thresholds.enter_below"),
+    ],
+)
+def test_invalid_fields_are_named(tmp_path, change, field):
+    p = _write(tmp_path, HEADER + RULE.replace(*change), name="我的規則.toml")
+    with pytest.raises(RulePackError) as e:
+        load_pack(p)
+    msg = str(e.value)
+    assert "我的規則.toml" in msg and "'r1'" in msg and f"'{field}'" in msg
+
+
+def test_not_toml_and_missing_file(tmp_path):
+    with pytest.raises(RulePackError, match="not valid TOML"):
+        load_pack(_write(tmp_path, "this is = = not toml"))
+    with pytest.raises(RulePackError, match="no such rule pack"):
+        load_pack(tmp_path / "absent.toml")
+
+
+def test_unobservable_rule_must_say_what_it_needs(tmp_path):
+    body = RULE.split("metric")[0] + "observable = false\n"
+    with pytest.raises(RulePackError, match="'needs'"):
+        load_pack(_write(tmp_path, HEADER + body))
+    pack = load_pack(_write(tmp_path, HEADER + body + 'needs = "bow tracking"\n'))
+    assert not pack.rules[0].observable
+
+
+def test_every_quote_is_in_the_seed_text():
+    if not SEEDS.is_dir():
+        pytest.skip(f"{SEEDS} not found: the classical seed texts are only in the project workspace")
+    text = re.sub(r"\s+", "", "".join(p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")))
+    for r in load_pack(DEFAULT_PACK).rules:
+        assert re.sub(r"\s+", "", r.quote) in text, f"{r.id}: quote not found verbatim in the seed texts"
+
+
+def test_tolerance_scales_thresholds_around_the_norm():
+    pack = load_pack()
+    base = pack.by_id["straight_bow_arm"].thresholds.enter_below
+    norm = pack.by_id["straight_bow_arm"].norm
+    easy = Profile(tolerance="beginner").apply(pack).by_id["straight_bow_arm"].thresholds.enter_below
+    strict = Profile(tolerance="elite").apply(pack).by_id["straight_bow_arm"].thresholds.enter_below
+    assert easy < base < strict
+    assert easy == pytest.approx(norm - (norm - base) * 1.5)
+    over = Profile(overrides={"straight_bow_arm": {"enter_below": 150.0}}).apply(pack)
+    assert over.by_id["straight_bow_arm"].thresholds.enter_below == 150.0
+
+
+def test_draw_style_thresholds_and_family_are_validated(tmp_path):
+    ok = RULE + 'family = "fam"\n[rules.draw_style.thumb]\nenter_below = 140.0\n'
+    pack = load_pack(_write(tmp_path, HEADER + ok))
+    r = pack.rules[0]
+    assert r.reports_as == "fam" and r.draw_style["thumb"].enter_below == 140.0
+    assert Profile(draw_style="thumb").apply(pack).rules[0].thresholds.enter_below == 140.0
+    assert Profile(draw_style="mediterranean").apply(pack).rules[0].thresholds.enter_below == 150.0
+    bad = RULE + "[rules.draw_style.kyudo]\nenter_below = 140.0\n"
+    with pytest.raises(RulePackError, match="draw_style"):
+        load_pack(_write(tmp_path, HEADER + bad))
+    bad = RULE + "[rules.draw_style.thumb]\nenter_below = 140.0\nexit_below = 130.0\n"
+    with pytest.raises(RulePackError, match="draw_style.thumb.exit_below"):
+        load_pack(_write(tmp_path, HEADER + bad))
+
+
+def test_bundled_pack_lists_every_rule_of_the_brief():
+    pack = load_pack()
+    families = {r.reports_as for r in pack.observable}
+    assert families == {
+        "cup_of_water", "level_as_water", "kan_shou", "ti_shou", "ding_ba_stance", "shoulder_hip_to_target",
+        "upright_trunk", "straight_bow_arm", "anchor_under_jaw", "head_back", "draw_tempo", "full_draw_reached",
+        "stillness", "follow_through", "hou_shou_xiao", "liang_zhai", "shot_rhythm",
+    }  # fmt: skip
+    hidden = {r.name_zh for r in pack.rules if not r.observable}
+    assert {"不齊所弦", "脫弝", "弰子大", "弓惡右傾", "靡其弰", "後手約", "後手偃、後手捲"} <= hidden
+    assert all(r.needs for r in pack.rules if not r.observable)
+
+
+def test_profile_round_trips_through_json_and_reads_every_spelling_of_handedness():
+    from posture_rules.pack import Profile, parse_handedness
+
+    p = Profile(handedness="left", draw_style="thumb", tolerance="elite", overrides={"kan_shou": {"enter_above": 9.0}})
+    assert Profile.from_json(p.to_json()) == p
+    assert Profile.from_json({}) == Profile()
+    assert [parse_handedness(h) for h in (None, "", "auto", "unknown", "right", "left")] == [None] * 4 + [
+        "right",
+        "left",
+    ]
+    with pytest.raises(ValueError):
+        parse_handedness("both")
+
+
+def test_one_threshold_validator_for_packs_and_overrides():
+    from posture_rules.pack import threshold_problem
+
+    assert threshold_problem({"enter_above": 10.0, "exit_above": 8.0}) is None
+    assert threshold_problem({"enter_above": 10.0, "exit_above": 12.0}).key == "exit_above"
+    assert threshold_problem({"enter_below": 5.0, "enter_above": 4.0}).code == "inverted_band"
+    assert threshold_problem({"exit_below": 1.0}).code == "exit_without_enter"
+    assert threshold_problem({"exit_below": 1.0}, override=True) is None  # an override keeps the rule's enter
+    assert threshold_problem({"enter_above": float("nan")}).code == "not_finite"

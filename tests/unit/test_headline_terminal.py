@@ -1,0 +1,67 @@
+"""What to work on first (issue 14): the terminal summary opens with the session's headline and each shot with
+faults names its most important one, ranked by coach.headline (severity, then recurrence)."""
+
+import pytest
+
+from coach.pipeline import analyze_track
+from coach.pose_frame import load_posetrack
+from coach.results import FAULT
+from coach.summary import format_report
+from posture_rules.pack import load_pack
+from tests.support.paths import ROOT
+
+PACK = load_pack()
+GOLDEN = ROOT / "tests" / "golden"
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    return analyze_track(load_posetrack(GOLDEN / "fault_hold.pose.json.gz"), pack=PACK)
+
+
+def _section(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("Work on first 先練:")
+    out = []
+    for ln in lines[start + 1 :]:
+        if not ln.strip():
+            break
+        out.append(ln)
+    return out
+
+
+def test_the_summary_opens_with_the_faults_to_work_on_first(faulty):
+    text = format_report(faulty, PACK)
+    faults = {f.rule for s in faulty.shots for f in s.faults} | {
+        f.rule for f in faulty.consistency if f.verdict == FAULT
+    }
+    assert faults, "the fault clip must show faults for this test to mean anything"
+    section = _section(text)
+    assert 1 <= len(section) <= 2
+    named = [ln.split(". ", 1)[1].split(" ")[0] for ln in section]
+    assert set(named) <= faults
+    # It comes before the first shot, so it is the first thing read.
+    assert text.index("Work on first") < text.index("Shot 1:")
+    for rid in named:
+        rule = PACK.by_id[rid]
+        assert rule.cue_en in text.split("Shot 1:")[0]
+
+
+def test_each_shot_with_a_fault_names_one_to_work_on(faulty):
+    text = format_report(faulty, PACK)
+    blocks = text.split("\nShot ")[1:]
+    assert len(blocks) == len(faulty.shots)
+    for shot, block in zip(faulty.shots, blocks):
+        focus = [ln for ln in block.splitlines() if ln.strip().startswith("work on 先練:")]
+        if shot.faults:
+            (line,) = focus
+            assert line.split(":", 1)[1].split()[0] in {f.rule for f in shot.faults}
+        else:
+            assert focus == []
+
+
+def test_a_clean_session_has_no_headline():
+    report = analyze_track(load_posetrack(GOLDEN / "clean_lh.pose.json.gz"), pack=PACK)
+    assert not any(s.faults for s in report.shots)
+    text = format_report(report, PACK)
+    assert "Work on first" not in text and "work on 先練" not in text
