@@ -13,28 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...landmarks import LEFT_SHOULDER, RIGHT_SHOULDER
+from ...landmarks import LEFT_SHOULDER, RIGHT_SHOULDER, SKELETON
 
 # nose, shoulders, elbows, wrists, hips, knees, ankles: what a coach compares; indices into the 33 landmarks
 POINTS = (0, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28)
 _AT = {lm: k for k, lm in enumerate(POINTS)}
-EDGES = tuple(
-    (_AT[a], _AT[b])
-    for a, b in (
-        (11, 12),
-        (11, 13),
-        (13, 15),
-        (12, 14),
-        (14, 16),
-        (11, 23),
-        (12, 24),
-        (23, 24),
-        (23, 25),
-        (25, 27),
-        (24, 26),
-        (26, 28),
-    )
-)
+EDGES = tuple((_AT[a], _AT[b]) for a, b in SKELETON if a in _AT and b in _AT)  # the overlay's own bones, feet left out
 MIN_VIS = 0.3
 SPARSE_HOLD = 4  # frames either side of a key frame that its ghost stays on screen
 
