@@ -217,8 +217,12 @@ def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(
             readout = page.locator(".cp-readout").first
             video = page.locator("video.cp-video").first
             readout.wait_for(timeout=60_000)
-            page.get_by_role("combobox", name=t("corr_shot", "zh")).click()
-            page.get_by_role("option", name=t("shot", "zh", n=2), exact=True).click()
+            shot_box = page.get_by_role("combobox", name=t("corr_shot", "zh"))
+            shot_box.scroll_into_view_if_needed()  # its list opens inside the viewport (Streamlit scrolls its main)
+            shot_box.click()
+            option = page.get_by_role("option", name=t("shot", "zh", n=2), exact=True)
+            option.scroll_into_view_if_needed()
+            option.click()
             page.locator(f".cp-tick[data-kind=release][data-frame='{release}']").click()
             check(readout, video, release, "on shot 2's release tick")
             page.locator(".cp-back").click()
