@@ -55,6 +55,17 @@ def wait_settled(readout) -> int:
     return int(last)
 
 
+def panel_follows(page, frame: int) -> None:
+    """The frame the player rests on reaches Python (st.session_state["review_frame"]): the correction panel's
+    "current frame" follows it."""
+    panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
+    for _ in range(100):
+        if panel.input_value() == str(frame):
+            return
+        page.wait_for_timeout(100)
+    assert panel.input_value() == str(frame), "the player's frame did not reach the correction panel"
+
+
 def check(readout, video, expected: int, what: str) -> None:
     shown = wait_frame(readout, expected)
     assert shown == expected, f"{what}: the player shows frame {shown}, expected {expected}"
@@ -100,14 +111,7 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             check(readout, video, release, "after 'jump to release'")
             page.locator(".cp-back").click()
             check(readout, video, release - 1, "one frame before the release")
-            # the frame the player rests on reaches Python (st.session_state["review_frame"]): the correction
-            # panel's "current frame" follows it
-            panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
-            for _ in range(100):
-                if panel.input_value() == str(release - 1):
-                    break
-                page.wait_for_timeout(100)
-            assert panel.input_value() == str(release - 1), "the player's frame did not reach the correction panel"
+            panel_follows(page, release - 1)
             fwd.click()
             check(readout, video, release, "back on the release")
 
@@ -228,12 +232,7 @@ def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(
             page.locator(".cp-back").click()
             page.locator(".cp-back").click()
             check(readout, video, release - 2, "two frames before the release")
-            panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
-            for _ in range(100):
-                if panel.input_value() == str(release - 2):
-                    break
-                page.wait_for_timeout(100)
-            assert panel.input_value() == str(release - 2), "the player's frame did not reach the correction panel"
+            panel_follows(page, release - 2)
             page.get_by_role("button", name=t("corr_set", "zh", mark=t("mark_release", "zh"))).click()
             by = page.get_by_role("textbox", name=t("corr_by", "zh"))
             by.fill("李教練")
