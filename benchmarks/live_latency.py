@@ -189,7 +189,7 @@ def run_dashboard_in_browser(path: Path) -> dict | None:
         chromium = sum(_proc_cpu_s(p) for p, (c, _) in procs.items() if "chrom" in c and _descends(p, me, procs))
         browser.close()
         with Store.open(Path(tmp) / "coach.db") as store:
-            live = [(store.session(s["id"])["report"] or {}).get("meta", {}).get("live") for s in store.sessions()]
+            live = [(store.session(s.id).report or {}).get("meta", {}).get("live") for s in store.sessions()]
     live = [x for x in live if x]
     if not live:
         return None

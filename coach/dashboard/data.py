@@ -15,6 +15,7 @@ from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshol
 
 from ..phases import phase_windows
 from ..report.data import latest_actions, local_time, video_name
+from ..store import SessionSummary, StoredSession
 from ..valuefmt import limits_parts, unit_mark, value_text
 from .i18n import t
 from .machine_text import reason_text
@@ -46,23 +47,22 @@ def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
     return t("lim_min", lang, lo=lo) if lo else t("lim_max", lang, hi=hi) if hi else ""
 
 
-def session_label(s: dict, lang: str, running: float | None = None) -> str:
+def session_label(s: SessionSummary, lang: str, running: float | None = None) -> str:
     """The session picker's label; `running` is the fraction done while its analysis still runs (it is not
     complete yet, but it did not stop either)."""
-    src = video_name(s.get("source"))
     label = t(
         "session_label",
         lang,
-        id=s["id"],
-        archer=s["archer"],
-        source=src,
-        date=local_time(s.get("started_at")),
-        shots=s.get("shots", 0),
-        faults=s.get("faults", 0),
+        id=s.id,
+        archer=s.archer,
+        source=video_name(s.source),
+        date=local_time(s.started_at),
+        shots=s.shots,
+        faults=s.faults,
     )
     if running is not None:
         return f"{label} · {t('analysing', lang, pct=round(100 * running))}"
-    return label if s.get("complete", True) else f"{label} · {t('incomplete', lang)}"
+    return label if s.complete else f"{label} · {t('incomplete', lang)}"
 
 
 def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
@@ -278,16 +278,16 @@ def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
 CONSISTENCY_KEYS = ("anchor_spread", "hold_time_sd", "release_interval_cv", "draw_time_sd", "draw_length_cv")
 
 
-def consistency_rows(sessions: list[dict]) -> list[dict]:
+def consistency_rows(sessions: list[StoredSession]) -> list[dict]:
     """Per session, the session-scope measures of its report (anchor spread, hold-time spread, 間若一 …)."""
     rows = []
     for s in sessions:
-        rep = s.get("report") or {}
+        rep = s.report or {}
         measures = (rep.get("consistency") or {}).get("measures") or {}
         for k, v in measures.items():
             if v is None or k not in CONSISTENCY_KEYS:
                 continue
-            rows.append({"session": s["id"], "date": s["started_at"], "measure": k, "value": float(v)})
+            rows.append({"session": s.id, "date": s.started_at, "measure": k, "value": float(v)})
     return rows
 
 

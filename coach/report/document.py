@@ -151,14 +151,14 @@ def _details(d: ReportData) -> Section:
     s, a = d.session, d.archer
     rows = [
         ("archer 射者", f"{a.name} — {a.handedness or 'auto'}-handed, {a.draw_style} draw, {a.tolerance} tolerance"),
-        ("session", f"#{s['id']} · {local_time(s['started_at'])} → {local_time(s['finished_at'])}"),
-        ("source", f"{s['source']} · sha256 {s['content_hash']}"),
+        ("session", f"#{s.id} · {local_time(s.started_at)} → {local_time(s.finished_at)}"),
+        ("source", f"{s.source} · sha256 {s.content_hash}"),
         (
             "video",
-            f"{s.get('frame_count')} frames at {d.fps:.2f} fps, {s.get('width')}×{s.get('height')}; "
-            f"view {s.get('view')}; {s.get('handedness')}-handed",
+            f"{s.frame_count} frames at {d.fps:.2f} fps, {s.width}×{s.height}; "
+            f"view {s.view}; {s.handedness}-handed",
         ),
-        ("rules", f"{d.pack.title} ({s['pack_id']} {s['pack_version']})"),
+        ("rules", f"{d.pack.title} ({s.pack_id} {s.pack_version})"),
     ]
     table = Table((), tuple(Row((_c(k, strong=True), _c(v))) for k, v in rows))
     return Section("session details 詳情", (table,), kind="details")
@@ -278,7 +278,7 @@ def build(d: ReportData) -> Document:
     """The report of one session: what to work on first, the session's details, each shot, the session's
     consistency, the rules, the coach's notes and the trends — in this order in the HTML and the PDF."""
     s, a = d.session, d.archer
-    meta = f"{local_time(s['started_at'])} · {video_name(s['source'])} · {len(d.shots)} shots 箭 · {d.fault_count} faults 病"
+    meta = f"{local_time(s.started_at)} · {video_name(s.source)} · {len(d.shots)} shots 箭 · {d.fault_count} faults 病"
     sections = (
         _focus(d),
         _details(d),
@@ -288,7 +288,7 @@ def build(d: ReportData) -> Document:
         _coach_notes(d),
         _trends(d),
     )
-    return Document(f"射經 Coach — {a.name} — session {s['id']}", f"射經 Coach report · {a.name}", meta, sections)
+    return Document(f"射經 Coach — {a.name} — session {s.id}", f"射經 Coach report · {a.name}", meta, sections)
 
 
 def texts(doc: Document) -> list[str]:

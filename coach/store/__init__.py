@@ -12,7 +12,7 @@ Recording an analysis as it goes (the shot listener) is `coach/recording.py`.
 """
 
 from .media import JPEG_QUALITY, KEY_FRAME_KINDS, THUMB_MAX_SIDE, RingFrameGrabber, VideoFrameGrabber, encode_thumbnail
-from .records import Archer, KeyFrame, Series
+from .records import Archer, KeyFrame, Series, SessionSummary, StoredSession, StoredShot
 from .repository import DISMISSED, Store, content_hash, normalize_name, now_iso
 from .schema import APPLICATION_ID, DEFAULT_DB, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
@@ -29,7 +29,10 @@ __all__ = [
     "KeyFrame",
     "RingFrameGrabber",
     "Series",
+    "SessionSummary",
     "Store",
+    "StoredSession",
+    "StoredShot",
     "VideoFrameGrabber",
     "content_hash",
     "default_db_path",

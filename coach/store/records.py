@@ -1,16 +1,21 @@
-"""The typed records the store hands out and takes in (`Series` is the analysis's own, `coach.results.Series`)."""
+"""The typed records the store hands out and takes in (`Series` is the analysis's own, `coach.results.Series`).
+
+Every read of `Store` returns one of these, one record per thing read; the row id of a session or a shot is a
+field (`id`), never a key injected into a JSON document. Where a reader hands the stored document on (a report's
+JSON, the shot JSON the writers render), the record's `to_json()` is that document exactly as it was stored."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from posture_rules.pack import AUTO
 
-from ..results import Series
+from ..results import Series, ShotResult
 
-__all__ = ["Archer", "KeyFrame", "Series"]
+__all__ = ["Archer", "KeyFrame", "Series", "SessionSummary", "StoredSession", "StoredShot"]
 
 
 # ---- records handed out ---------------------------------------------------------------------------------
@@ -45,3 +50,73 @@ class KeyFrame:
     scale: float
     jpeg: bytes
     landmarks: np.ndarray | None  # (33, 3) x, y (source pixels), visibility
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A session as the lists show it (`Store.sessions`): whose, which video, when, its shot and fault counts
+    (faults the coach dismissed left out)."""
+
+    id: int
+    archer: str
+    source: str
+    started_at: str
+    finished_at: str | None
+    complete: bool
+    view: str | None
+    handedness: str | None
+    pack_id: str
+    pack_version: str
+    content_hash: str
+    shots: int
+    faults: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """One session row (`Store.session`). `report` is its `coach.session/1` report as stored (None while the
+    analysis has not finished), `profile` the archer's profile it was judged with (`Profile.to_json`)."""
+
+    id: int
+    archer_id: int
+    source: str
+    content_hash: str
+    pack_id: str
+    pack_version: str
+    fps: float | None
+    width: int | None
+    height: int | None
+    frame_count: int | None
+    view: str | None
+    handedness: str | None
+    started_at: str
+    finished_at: str | None
+    complete: bool
+    report: dict | None
+    profile: dict
+
+    @property
+    def frame_rate(self) -> float:
+        """The session's frame rate, 30 where the row has none (an analysis that never got to read it)."""
+        return float(self.fps or 30.0)
+
+    def to_json(self) -> dict:
+        """The session as one JSON object, every column by name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredShot:
+    """One stored shot (`Store.shots`): its row id (what `series` and `key_frames` take) and the shot as judged.
+    `to_json()` is its `coach.session/1` shot JSON exactly as stored, for the writers that render that JSON."""
+
+    id: int
+    result: ShotResult
+    stored: dict = field(repr=False)
+
+    @property
+    def index(self) -> int:
+        return self.result.index
+
+    def to_json(self) -> dict:
+        return self.stored

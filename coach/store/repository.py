@@ -29,7 +29,7 @@ from ..errors import CoachError
 from ..results import SessionReport, ShotResult
 from . import schema
 from .corrections import CorrectionsMixin
-from .records import Archer, KeyFrame, Series
+from .records import Archer, KeyFrame, Series, SessionSummary, StoredSession, StoredShot
 from .rows import insert_findings
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
@@ -354,7 +354,7 @@ class Store(CorrectionsMixin):
             )
 
     @_damage_is_one_line
-    def sessions(self, archer: str | None = None) -> list[dict]:
+    def sessions(self, archer: str | None = None) -> list[SessionSummary]:
         q = (
             "SELECT s.id, a.name, s.source, s.started_at, s.finished_at, s.complete, s.view, s.handedness, "
             "s.pack_id, s.pack_version, s.content_hash, "
@@ -368,25 +368,13 @@ class Store(CorrectionsMixin):
             q += " WHERE a.name = ?"
             args = (normalize_name(archer),)
         q += " ORDER BY s.started_at, s.id"
-        keys = (
-            "id",
-            "archer",
-            "source",
-            "started_at",
-            "finished_at",
-            "complete",
-            "view",
-            "handedness",
-            "pack_id",
-            "pack_version",
-            "content_hash",
-            "shots",
-            "faults",
-        )
-        return [dict(zip(keys, r)) for r in self.conn.execute(q, args)]
+        return [
+            SessionSummary(sid, name, src, started, finished, bool(complete), *rest)
+            for sid, name, src, started, finished, complete, *rest in self.conn.execute(q, args)
+        ]
 
     @_damage_is_one_line
-    def session(self, sid: int) -> dict:
+    def session(self, sid: int) -> StoredSession:
         row = self.conn.execute(
             "SELECT id, archer_id, source, content_hash, pack_id, pack_version, fps, width, height, frame_count, "
             "view, handedness, started_at, finished_at, complete, report_json, profile_json FROM sessions WHERE id = ?",
@@ -394,41 +382,25 @@ class Store(CorrectionsMixin):
         ).fetchone()
         if row is None:
             raise CoachError(self.path, f"has no session {sid} (see `coach sessions`)")
-        keys = (
-            "id",
-            "archer_id",
-            "source",
-            "content_hash",
-            "pack_id",
-            "pack_version",
-            "fps",
-            "width",
-            "height",
-            "frame_count",
-            "view",
-            "handedness",
-            "started_at",
-            "finished_at",
-            "complete",
-            "report_json",
-            "profile_json",
+        *cols, complete, report_json, profile_json = row
+        return StoredSession(
+            *cols,
+            complete=bool(complete),
+            report=json.loads(report_json) if report_json else None,
+            profile=json.loads(profile_json) if profile_json else {},
         )
-        d = dict(zip(keys, row))
-        d["complete"] = bool(d["complete"])
-        d["report"] = json.loads(d.pop("report_json")) if d["report_json"] else None
-        d["profile"] = json.loads(d.pop("profile_json")) if d["profile_json"] else {}
-        return d
 
     @_damage_is_one_line
-    def shots(self, sid: int) -> list[dict]:
-        """Stored shots (coach.session/1 shot JSON each, plus the row id)."""
+    def shots(self, sid: int) -> list[StoredShot]:
+        """The session's stored shots, in order (each its row id, the shot as judged and its stored JSON)."""
         out = []
-        for shot_id, js in self.conn.execute(
-            "SELECT id, shot_json FROM shots WHERE session_id = ? ORDER BY idx", (sid,)
+        for shot_id, js, fps in self.conn.execute(
+            "SELECT sh.id, sh.shot_json, s.fps FROM shots sh JOIN sessions s ON s.id = sh.session_id "
+            "WHERE sh.session_id = ? ORDER BY sh.idx",
+            (sid,),
         ):
             d = json.loads(js)
-            d["_id"] = shot_id
-            out.append(d)
+            out.append(StoredShot(shot_id, ShotResult.from_json(d, float(fps or 30.0)), d))
         return out
 
     @_damage_is_one_line

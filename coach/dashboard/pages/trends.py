@@ -34,7 +34,7 @@ def render() -> None:
         name = st.selectbox(ui.tr("archer"), names, key="trend_archer")
         archer = store.archer(name)
         trend = store.trend_rows(archer.id)
-        sessions = [store.session(s["id"]) for s in store.sessions(name)]
+        sessions = [store.session(s.id) for s in store.sessions(name)]
     archer_tidy_panel(settings, name)
     if not trend:
         st.info(ui.tr("no_sessions_archer"))

@@ -48,9 +48,9 @@ def button(at: AppTest, label: str):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_move_a_release_to_the_players_frame_and_save(store_env: Path, lang: str) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shot = s.shots(sid)[1]
-    target = shot["release_frame"] + 5
+    target = shot.result.release_frame + 5
     at = review(lang).run()
     assert not at.exception, [e.value for e in at.exception]
     from coach.dashboard.i18n import t
@@ -70,13 +70,15 @@ def test_move_a_release_to_the_players_frame_and_save(store_env: Path, lang: str
     with Store.open(store_env) as s:
         (c,) = s.corrections(sid)
         now = s.shots(sid)[1]
-    assert c["by"] == "李教練" and c["marks"] == [{"mark": "release", "before": shot["release_frame"], "after": target}]
-    assert now["release_frame"] == target and now["corrected"]["by"] == "李教練"
+    assert c["by"] == "李教練" and c["marks"] == [
+        {"mark": "release", "before": shot.result.release_frame, "after": target}
+    ]
+    assert now.result.release_frame == target and now.result.corrected["by"] == "李教練"
 
 
 def test_add_and_delete_from_the_panel(store_env: Path) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shots = s.shots(sid)
     at = review().run()
     at.selectbox(key=f"corr_shot.{sid}.en").set_value(2).run()
@@ -85,22 +87,22 @@ def test_add_and_delete_from_the_panel(store_env: Path) -> None:
     button(at, "Save and re-judge").click().run()
     assert not at.exception and "the shot is removed" in texts(at)
     at.selectbox(key=f"corr_shot.{sid}.en").set_value(-1).run()
-    at.number_input(key=f"corr_frame.{sid}").set_value(shots[2]["release_frame"]).run()
+    at.number_input(key=f"corr_frame.{sid}").set_value(shots[2].result.release_frame).run()
     button(at, "Add a shot with its release here").click().run()
     button(at, "Save and re-judge").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Corrected by coach" in texts(at)
     with Store.open(store_env) as s:
-        assert [x["release_frame"] for x in s.shots(sid)] == [x["release_frame"] for x in shots]
+        assert [x.result.release_frame for x in s.shots(sid)] == [x.result.release_frame for x in shots]
         assert [c["action"] for c in s.corrections(sid)] == ["delete", "add"]
 
 
 def test_a_bad_mark_is_one_line_on_the_page(store_env: Path) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shot = s.shots(sid)[0]
     at = review().run()
-    at.number_input(key=f"corr_frame.{sid}").set_value(shot["raise_start_frame"]).run()
+    at.number_input(key=f"corr_frame.{sid}").set_value(shot.result.raise_start_frame).run()
     button(at, "Set release to this frame").click().run()
     button(at, "Save and re-judge").click().run()
     assert not at.exception

@@ -157,18 +157,18 @@ def analysed(env):
     at = wait_for_job(at)
     no_exception(at)
     with Store.open(env.db) as store:
-        sessions = [s for s in store.sessions() if s["archer"] == "王小明"]
+        sessions = [s for s in store.sessions() if s.archer == "王小明"]
         archer = store.archer("王小明")
-        kept = store.pose_track(sessions[0]["id"])  # the pose track is kept, so a coach can correct the session
-    assert len(sessions) == 1 and sessions[0]["complete"] and sessions[0]["shots"] == 1
-    assert kept is not None and len(kept.frames) == store_frames(env.db, sessions[0]["id"])
+        kept = store.pose_track(sessions[0].id)  # the pose track is kept, so a coach can correct the session
+    assert len(sessions) == 1 and sessions[0].complete and sessions[0].shots == 1
+    assert kept is not None and len(kept.frames) == store_frames(env.db, sessions[0].id)
     assert archer.handedness == "right" and archer.tolerance == "beginner"
-    return at, sessions[0]["id"]
+    return at, sessions[0].id
 
 
 def store_frames(db, sid: int) -> int:
     with Store.open(db) as store:
-        return store.session(sid)["frame_count"]
+        return store.session(sid).frame_count
 
 
 def test_analyze_opens_the_new_session_in_the_review(env, analysed):
@@ -267,7 +267,7 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
         no_exception(at)
         with Store.open(env.db) as store:
             (after,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
-            assert [s["id"] for s in store.sessions() if s["archer"] == "王小明"] == [sid]
+            assert [s.id for s in store.sessions() if s.archer == "王小明"] == [sid]
         assert before["threshold"]["below"] == -14.0 and after["threshold"]["below"] == -20.0  # beginner: -8 → -14
         assert after["value"] == before["value"]
         assert video.stat().st_mtime_ns > drawn_before  # drawn again, after the new analysis

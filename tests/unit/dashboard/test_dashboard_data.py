@@ -7,7 +7,7 @@ import pytest
 
 from coach.dashboard import data
 from coach.dashboard.i18n import TEXT, t
-from coach.store import Series
+from coach.store import Series, SessionSummary, StoredSession
 from posture_rules.pack import Profile, load_pack
 
 PACK = load_pack()
@@ -113,13 +113,18 @@ def test_trend_tables():
     (rate,) = data.fault_rate_rows(trend, PACK, "en")
     assert rate["rule_id"] == "cup_of_water" and rate["rate"] == pytest.approx(1 / 3)
     assert data.hold_time_rows(trend) == [{"session": 1, "date": "2026-01-01", "measure": "hold_time", "value": 2.0}]
-    sessions = [{"id": 1, "started_at": "x", "report": {"consistency": {"measures": {"anchor_spread": 0.05,
-                 "release_interval_cv": None, "other": 1.0}}}}]  # fmt: skip
+    report = {"consistency": {"measures": {"anchor_spread": 0.05, "release_interval_cv": None, "other": 1.0}}}
+    sessions = [
+        StoredSession(
+            1, 1, "a.mp4", "sha256:a", "p", "1", 30.0, 640, 480, 90, "side", "right", "x", "y", True, report, {}
+        )
+    ]
     assert data.consistency_rows(sessions) == [{"session": 1, "date": "x", "measure": "anchor_spread", "value": 0.05}]
 
 
 def test_session_label_marks_incomplete_sessions():
-    s = {"id": 3, "archer": "王小明", "source": "/x/y/clip.mp4", "started_at": "2026-01-02T10:11:12", "shots": 2,
-         "faults": 1, "complete": False}  # fmt: skip
+    s = SessionSummary(
+        3, "王小明", "/x/y/clip.mp4", "2026-01-02T10:11:12", None, False, None, None, "p", "1", "h", 2, 1
+    )
     label = data.session_label(s, "en")
     assert label.startswith("#3 王小明 · clip.mp4 · 2026-01-02 10:11") and "incomplete" in label

@@ -30,7 +30,7 @@ def env(tmp_path_factory):
     assert main(["analyze", "--pose-track", str(TRACK), "--archer", ARCHER, "--db", str(tmp / "coach.db")]) == 0
     with Store.open(tmp / "coach.db") as store:
         (s,) = store.sessions()
-    yield {"db": tmp / "coach.db", "sid": s["id"]}
+    yield {"db": tmp / "coach.db", "sid": s.id}
     mp.undo()
 
 

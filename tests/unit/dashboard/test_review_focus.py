@@ -32,7 +32,7 @@ def _record(db: Path, track: str) -> int:
         main(["analyze", "--pose-track", str(GOLDEN / f"{track}.pose.json.gz"), "--archer", "甲", "--db", str(db)]) == 0
     )
     with Store.open(db) as s:
-        return max(r["id"] for r in s.sessions())
+        return max(r.id for r in s.sessions())
 
 
 def _review(lang: str) -> AppTest:

@@ -139,7 +139,7 @@ def test_a_sample_file_as_the_camera_shows_frames_then_the_shot(env):
     assert metrics["箭數"] == "1" and int(metrics["丟棄幀數"]) >= 0
     with Store.open(env / "coach.db") as store:
         (session,) = store.sessions()
-    assert session["archer"] == "王小明" and session["shots"] == 1 and session["complete"]
+    assert session.archer == "王小明" and session.shots == 1 and session.complete
     assert at.button(key="live_start").disabled is False  # ready for the next session
 
 
