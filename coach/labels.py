@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .errors import CoachError
 from .evaluate import ClipScore, Summary, analyse_clip, contradicted_faults, labelled_clips, score_clip, summarise
-from .store.records import StoredSession, StoredShot
+from .store.records import CorrectionRecord, StoredSession, StoredShot
 
 LABELS_SCHEMA = "coach.labels/1"
 # How far a tracker's mark may be from the coach's and still count (frames), as the hand labels give them.
@@ -42,9 +42,11 @@ def clip_name(session: StoredSession, archer: str) -> str:
     return re.sub(r"[^\w.\-]+", "_", raw, flags=re.UNICODE)[:120]
 
 
-def session_labels(session: StoredSession, shots: list[StoredShot], corrections: list[dict], track, by: str) -> dict:
+def session_labels(
+    session: StoredSession, shots: list[StoredShot], corrections: list[CorrectionRecord], track, by: str
+) -> dict:
     """The `coach.labels/1` document of a session: its shots' marks, where each came from, its let-downs."""
-    corrected_by = sorted({c["by"] for c in corrections})
+    corrected_by = sorted({c.by for c in corrections})
     out_shots = []
     for s in (stored.result for stored in shots):
         if s.release_frame is None:
@@ -60,9 +62,9 @@ def session_labels(session: StoredSession, shots: list[StoredShot], corrections:
             }
         )
     let_downs = [
-        {"anchor_frame": (c["before"] or {}).get("anchor_frame"), "end_frame": (c["before"] or {}).get("end_frame")}
+        {"anchor_frame": (c.before or {}).get("anchor_frame"), "end_frame": (c.before or {}).get("end_frame")}
         for c in corrections
-        if c["action"] == "let_down"
+        if c.action == "let_down"
     ]
     return {
         "schema": LABELS_SCHEMA,

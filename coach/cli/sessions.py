@@ -47,10 +47,8 @@ def cmd_show(args) -> int:
     if d.annotations:
         print_safe("\nCoach's notes:")
         for a in d.annotations:
-            where = " ".join(
-                p for p in (f"shot {a['shot'] + 1}" if a["shot"] is not None else "", a["rule"] or "") if p
-            )
-            print_safe(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
+            where = " ".join(p for p in (f"shot {a.shot + 1}" if a.shot is not None else "", a.rule or "") if p)
+            print_safe(f"  {a.created_at} {a.author}: {a.action} {where} {a.comment or ''}".rstrip())
     return 0
 
 

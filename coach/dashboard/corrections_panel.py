@@ -208,10 +208,10 @@ def correction_panel(settings, sid: int, rd, lang: str | None = None) -> None:
             marks = ", ".join(
                 f"{ui.tr('mark_' + m['mark'])} {'—' if m['before'] is None else m['before']} → "
                 f"{'—' if m['after'] is None else m['after']}"
-                for m in h["marks"]
+                for m in h.marks
             )
-            where = ui.tr("shot", n=(h["shot"] if h["shot"] is not None else h["old_shot"] or 0) + 1)
+            where = ui.tr("shot", n=(h.shot if h.shot is not None else h.old_shot or 0) + 1)
             st.markdown(
-                f"- {local_time(h['at'])} · {where} · {ui.tr('corr_act_' + h['action'])} · {ui.esc(marks)} · "
-                f"{ui.tr('corrected_by', by=ui.esc(h['by']))}"
+                f"- {local_time(h.at)} · {where} · {ui.tr('corr_act_' + h.action)} · {ui.esc(marks)} · "
+                f"{ui.tr('corrected_by', by=ui.esc(h.by))}"
             )

@@ -21,7 +21,7 @@ from ..errors import CoachError
 from ..headline import Focus, headline
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, correction_remarks, release_remarks
-from ..store import Archer, Store, StoredSession, StoredShot
+from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendRow
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
 
@@ -75,8 +75,8 @@ class ReportData:
     shots: list[ShotView]
     consistency: list[dict]
     consistency_measures: dict
-    annotations: list[dict]
-    trends: list[dict]
+    annotations: list[Annotation]
+    trends: list[TrendRow]
     rule_rows: list[tuple[Rule, list[str]]]  # per rule, the verdict of each shot
     notes: list[str] = field(default_factory=list)
 
@@ -87,8 +87,8 @@ class ReportData:
     def rule(self, rid: str) -> Rule | None:
         return self.pack.by_id.get(rid)
 
-    def annotations_for(self, shot: int | None, rule: str | None) -> list[dict]:
-        return [a for a in self.annotations if a["shot"] == shot and a["rule"] == rule]
+    def annotations_for(self, shot: int | None, rule: str | None) -> list[Annotation]:
+        return [a for a in self.annotations if a.shot == shot and a.rule == rule]
 
     def is_dismissed(self, shot: int | None, rule: str | None) -> bool:
         """The coach's last accept/dismiss on this finding is a dismissal."""
@@ -129,15 +129,15 @@ class ReportData:
         return f"{r.name_zh} {r.name_en}" if r else rid
 
 
-def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
+def latest_actions(annotations: list[Annotation]) -> dict[tuple[int | None, str | None], dict]:
     """The coach's last accept/dismiss per (shot, rule), with all comments ("" when there are only comments)."""
     out: dict[tuple[int | None, str | None], dict] = {}
     for a in annotations:
-        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
-        if a["action"] in ("accept", "dismiss"):
-            d["action"] = a["action"]
-        if a.get("comment"):
-            d["comments"].append(a["comment"])
+        d = out.setdefault((a.shot, a.rule), {"action": "", "comments": []})
+        if a.action in ("accept", "dismiss"):
+            d["action"] = a.action
+        if a.comment:
+            d["comments"].append(a.comment)
     return out
 
 
@@ -273,7 +273,7 @@ def gather(store: Store, sid: int) -> ReportData:
     cons = rep.get("consistency") or {}
     consistency = cons.get("findings")
     if consistency is None:
-        consistency = [f for f in store.findings(sid) if f["shot"] is None]
+        consistency = [f.to_json() for f in store.findings(sid) if f.shot is None]
     notes = list(rep.get("notes") or [])
     if not session.complete:
         notes.insert(0, f"incomplete session: the analysis stopped after {len(shots)} completed shot(s)")

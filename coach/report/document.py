@@ -111,7 +111,7 @@ def findings_table(d: ReportData, findings: list[dict], shot: int | None) -> Tab
         elif v == "not_assessable":
             frames = f.get("reason") or ""
         coach = [
-            f"{a['action']}{(': ' + a['comment']) if a['comment'] else ''} — {a['author']} {local_time(a['created_at'])}"
+            f"{a.action}{(': ' + a.comment) if a.comment else ''} — {a.author} {local_time(a.created_at)}"
             for a in d.annotations_for(shot, f["rule"])
         ]
         notes: tuple[Para, ...] = ()
@@ -188,8 +188,7 @@ def _shot(d: ReportData, x) -> Section:
         )
     blocks.append(findings_table(d, x.findings, x.index))
     blocks += [
-        Para(f"{a['comment']} — {a['author']} {local_time(a['created_at'])}", "coach")
-        for a in d.annotations_for(x.index, None)
+        Para(f"{a.comment} — {a.author} {local_time(a.created_at)}", "coach") for a in d.annotations_for(x.index, None)
     ]
     blocks += [Figure(c) for c in x.charts]
     return Section(f"Shot {x.index + 1} 第{x.index + 1}箭", tuple(blocks), f"shot-{x.index + 1}", "shot")
@@ -228,12 +227,12 @@ def _coach_notes(d: ReportData) -> Section:
     rows = tuple(
         Row(
             (
-                _c(local_time(a["created_at"])),
-                _c(a["author"]),
-                _c("" if a["shot"] is None else a["shot"] + 1),
-                _c(d.rule_label(a["rule"]) if a["rule"] else ""),
-                _c(a["action"]),
-                _c(a["comment"]),
+                _c(local_time(a.created_at)),
+                _c(a.author),
+                _c("" if a.shot is None else a.shot + 1),
+                _c(d.rule_label(a.rule) if a.rule else ""),
+                _c(a.action),
+                _c(a.comment),
             )
         )
         for a in d.annotations
@@ -252,9 +251,9 @@ def _trends(d: ReportData) -> Section:
         _c("rule 法"),
         *(
             _c(
-                f"#{t['id']}{'' if t['complete'] else ' (incomplete)'}",
-                local_time(t["started_at"]),
-                f"{t['shots']} shots",
+                f"#{t.id}{'' if t.complete else ' (incomplete)'}",
+                local_time(t.started_at),
+                f"{t.shots} shots",
             )
             for t in ts
         ),
@@ -262,11 +261,11 @@ def _trends(d: ReportData) -> Section:
     )
     rows = []
     for r, _ in d.rule_rows:
-        if not any(r.id in t["rules"] for t in ts):
+        if not any(r.id in t.rules for t in ts):
             continue
         cells, rates = [_c(r.name_zh, r.name_en)], []
         for t in ts:
-            c = t["rules"].get(r.id)
+            c = t.rules.get(r.id)
             n = (c["fault"] + c["pass"]) if c else 0
             cells.append(_c(f"{c['fault']}/{n}" if n else "—"))
             rates.append(c["fault"] / n if n else None)

@@ -48,8 +48,8 @@ def render_csv(d: ReportData) -> str:
         for f in x.findings:
             r = d.rule(f["rule"])
             anns = d.annotations_for(x.index, f["rule"])
-            last_action = next((a["action"] for a in reversed(anns) if a["action"] != "comment"), "")
-            comments = " | ".join(a["comment"] for a in anns if a["comment"])
+            last_action = next((a.action for a in reversed(anns) if a.action != "comment"), "")
+            comments = " | ".join(a.comment for a in anns if a.comment)
             th = f.get("threshold") or {}
             sf, ef = f.get("start_frame"), f.get("end_frame")
             w.writerow(
@@ -111,7 +111,7 @@ def report_json(d: ReportData) -> dict:
         "finished_at": s.finished_at,
         "complete": bool(s.complete),
     }
-    rep["annotations"] = d.annotations
+    rep["annotations"] = [a.to_json() for a in d.annotations]
     return rep
 
 

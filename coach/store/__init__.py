@@ -12,7 +12,18 @@ Recording an analysis as it goes (the shot listener) is `coach/recording.py`.
 """
 
 from .media import JPEG_QUALITY, KEY_FRAME_KINDS, THUMB_MAX_SIDE, RingFrameGrabber, VideoFrameGrabber, encode_thumbnail
-from .records import Archer, KeyFrame, Series, SessionSummary, StoredSession, StoredShot
+from .records import (
+    Annotation,
+    Archer,
+    CorrectionRecord,
+    KeyFrame,
+    Series,
+    SessionSummary,
+    StoredFinding,
+    StoredSession,
+    StoredShot,
+    TrendRow,
+)
 from .repository import DISMISSED, Store, content_hash, normalize_name, now_iso
 from .schema import APPLICATION_ID, DEFAULT_DB, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
@@ -25,12 +36,16 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "THUMB_MAX_SIDE",
+    "TrendRow",
+    "Annotation",
     "Archer",
+    "CorrectionRecord",
     "KeyFrame",
     "RingFrameGrabber",
     "Series",
     "SessionSummary",
     "Store",
+    "StoredFinding",
     "StoredSession",
     "StoredShot",
     "VideoFrameGrabber",

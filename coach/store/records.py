@@ -15,7 +15,18 @@ from posture_rules.pack import AUTO
 
 from ..results import Series, ShotResult
 
-__all__ = ["Archer", "KeyFrame", "Series", "SessionSummary", "StoredSession", "StoredShot"]
+__all__ = [
+    "Annotation",
+    "Archer",
+    "CorrectionRecord",
+    "KeyFrame",
+    "Series",
+    "SessionSummary",
+    "StoredFinding",
+    "StoredSession",
+    "StoredShot",
+    "TrendRow",
+]
 
 
 # ---- records handed out ---------------------------------------------------------------------------------
@@ -120,3 +131,73 @@ class StoredShot:
 
     def to_json(self) -> dict:
         return self.stored
+
+
+def _columns(record) -> dict:
+    """A record as one JSON object, every field by name, in order."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFinding:
+    """A finding row (`Store.findings`): `shot` is its shot's index, None for a finding on the whole session."""
+
+    id: int
+    shot: int | None
+    rule: str
+    verdict: str
+    value: float | None
+    threshold: dict
+    start_frame: int | None
+    end_frame: int | None
+    unit: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return _columns(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """A coach's note (`Store.annotations`): accept, dismiss or comment, on a shot (its index) and/or a rule."""
+
+    id: int
+    shot: int | None
+    rule: str | None
+    action: str
+    comment: str | None
+    author: str | None
+    created_at: str
+
+    def to_json(self) -> dict:
+        """As the JSON report lists it."""
+        return _columns(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionRecord:
+    """What a coach corrected (`Store.corrections`): the shot (its index now and before), the action, the marks
+    moved ({mark, before, after} each), the shot as it was (its JSON, with its notes), who and when."""
+
+    id: int
+    shot: int | None
+    old_shot: int | None
+    action: str
+    marks: list[dict]
+    before: dict | None
+    by: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrendRow:
+    """One session of an archer's trends (`Store.trend_rows`): its shot count, per rule its findings counted by
+    verdict ("fault", "pass", "not_assessable", and "dismissed" for the faults the coach dismissed), and the
+    mean of each shot measure."""
+
+    id: int
+    started_at: str
+    complete: bool
+    shots: int
+    rules: dict[str, dict[str, int]]
+    measures: dict[str, float]

@@ -29,7 +29,17 @@ from ..errors import CoachError
 from ..results import SessionReport, ShotResult
 from . import schema
 from .corrections import CorrectionsMixin
-from .records import Archer, KeyFrame, Series, SessionSummary, StoredSession, StoredShot
+from .records import (
+    Annotation,
+    Archer,
+    KeyFrame,
+    Series,
+    SessionSummary,
+    StoredFinding,
+    StoredSession,
+    StoredShot,
+    TrendRow,
+)
 from .rows import insert_findings
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
@@ -417,20 +427,18 @@ class Store(CorrectionsMixin):
         )
 
     @_damage_is_one_line
-    def findings(self, sid: int) -> list[dict]:
+    def findings(self, sid: int) -> list[StoredFinding]:
+        """The session's findings, by shot (the session's own last), as the machine judged them."""
         rows = self.conn.execute(
             "SELECT f.id, sh.idx, f.rule, f.verdict, f.value, f.threshold_json, f.start_frame, f.end_frame, f.unit, "
             "f.reason FROM findings f LEFT JOIN shots sh ON sh.id = f.shot_id WHERE f.session_id = ? "
             "ORDER BY sh.idx IS NULL, sh.idx, f.id",
             (sid,),
         )
-        keys = ("id", "shot", "rule", "verdict", "value", "threshold", "start_frame", "end_frame", "unit", "reason")
-        out = []
-        for r in rows:
-            d = dict(zip(keys, r))
-            d["threshold"] = json.loads(d["threshold"] or "{}")
-            out.append(d)
-        return out
+        return [
+            StoredFinding(fid, shot, rule, verdict, value, json.loads(threshold or "{}"), *rest)
+            for fid, shot, rule, verdict, value, threshold, *rest in rows
+        ]
 
     @_damage_is_one_line
     def series(self, shot_id: int) -> Series | None:
@@ -454,7 +462,7 @@ class Store(CorrectionsMixin):
         return out
 
     @_damage_is_one_line
-    def trend_rows(self, archer_id: int, up_to: int | None = None) -> list[dict]:
+    def trend_rows(self, archer_id: int, up_to: int | None = None) -> list[TrendRow]:
         """Per session of the archer (oldest first, up to session `up_to`): shot count, per-rule fault and
         assessed counts, and the mean of each shot measure — the raw material of the trend charts."""
         sessions = self.conn.execute(
@@ -479,16 +487,8 @@ class Store(CorrectionsMixin):
                 for k, v in (sh.get("measures") or {}).items():
                     if v is not None:
                         measures.setdefault(k, []).append(float(v))
-            out.append(
-                {
-                    "id": sid,
-                    "started_at": started,
-                    "complete": bool(complete),
-                    "shots": len(shots),
-                    "rules": rules,
-                    "measures": {k: float(np.mean(v)) for k, v in measures.items()},
-                }
-            )
+            means = {k: float(np.mean(v)) for k, v in measures.items()}
+            out.append(TrendRow(sid, started, bool(complete), len(shots), rules, means))
             if up_to is not None and sid == up_to:
                 break
         return out
@@ -516,10 +516,9 @@ class Store(CorrectionsMixin):
             return int(cur.lastrowid)
 
     @_damage_is_one_line
-    def annotations(self, sid: int) -> list[dict]:
-        keys = ("id", "shot", "rule", "action", "comment", "author", "created_at")
+    def annotations(self, sid: int) -> list[Annotation]:
         return [
-            dict(zip(keys, r))
+            Annotation(*r)
             for r in self.conn.execute(
                 "SELECT id, shot_idx, rule, action, comment, author, created_at FROM annotations "
                 "WHERE session_id = ? ORDER BY created_at, id",

@@ -190,8 +190,8 @@ def test_a_late_anchor_corrected_is_scored_against_the_coach(tmp_path: Path, cap
     assert rows and {r["corrected_by"] for r in rows} == {"coach"}
     with Store.open(db) as s:
         (c,) = s.corrections(sid)
-        assert c["marks"] == [{"mark": "anchor", "before": before.result.anchor_frame, "after": want["anchor_frame"]}]
-        assert c["before"]["findings"] == before.to_json()["findings"]  # the machine's verdicts are kept
+        assert c.marks == [{"mark": "anchor", "before": before.result.anchor_frame, "after": want["anchor_frame"]}]
+        assert c.before["findings"] == before.to_json()["findings"]  # the machine's verdicts are kept
     assert main(["labels", "export", str(sid), "--out", str(tmp_path / "bench"), "--db", str(db)]) == 0
     capsys.readouterr()
     assert main(["eval", str(tmp_path / "bench")]) == 0
@@ -248,7 +248,7 @@ def _shot_ids(db: Path, sid: int) -> set[int]:
 def _trend(db: Path, sid: int) -> dict:
     with Store.open(db) as s:
         archer = s.session(sid).archer_id
-        return next(r for r in s.trend_rows(archer) if r["id"] == sid)
+        return next(r for r in s.trend_rows(archer) if r.id == sid)
 
 
 def test_delete_a_shot(three_shots) -> None:
@@ -266,12 +266,12 @@ def test_delete_a_shot(three_shots) -> None:
     assert [x.result.release_frame for x in shots1] == [shots0[0].result.release_frame, shots0[2].result.release_frame]
     assert [x.index for x in shots1] == [0, 1]
     assert [x.result.findings for x in shots1] == [shots0[0].result.findings, shots0[2].result.findings]
-    assert notes[0]["shot"] == 1  # the comment on the third shot follows it
-    assert c["action"] == "delete" and c["before"]["release_frame"] == shots0[1].result.release_frame
+    assert notes[0].shot == 1  # the comment on the third shot follows it
+    assert c.action == "delete" and c.before["release_frame"] == shots0[1].result.release_frame
     assert _others(_rows(db), a, ids) == _others(before, a, ids)
     t = _trend(db, a)
-    assert t["shots"] == 2
-    assert sum(v["fault"] + v["pass"] + v["not_assessable"] + v["dismissed"] for v in t["rules"].values()) == sum(
+    assert t.shots == 2
+    assert sum(v["fault"] + v["pass"] + v["not_assessable"] + v["dismissed"] for v in t.rules.values()) == sum(
         len(x.result.findings) for x in shots1
     )
 

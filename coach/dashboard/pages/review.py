@@ -324,10 +324,10 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
     if rd.annotations:
         st.markdown(f"**{ui.tr('annotations')}**")
         for a in rd.annotations:
-            where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
-            name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
-            text = f" — {ui.esc(a['comment'])}" if a.get("comment") else ""  # user text: shown, never rendered
-            st.markdown(f"- {local_time(a['created_at'])} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}")
+            where = ui.tr("shot", n=a.shot + 1) if a.shot is not None else ui.tr("consistency")
+            name = rule_name(rd.pack, a.rule, lang) if a.rule else ""
+            text = f" — {ui.esc(a.comment)}" if a.comment else ""  # user text: shown, never rendered
+            st.markdown(f"- {local_time(a.created_at)} · {where} · {name} · **{ui.tr('act_' + a.action)}**{text}")
 
 
 def render() -> None:

@@ -45,10 +45,10 @@ def render() -> None:
     overview = pd.DataFrame(
         [
             {
-                ui.tr("session"): f"#{s['id']}",
-                ui.tr("date"): local_time(s["started_at"]),
-                ui.tr("shot_word"): s["shots"],
-                t("v_fault", lang): sum(c.get("fault", 0) for c in s["rules"].values()),
+                ui.tr("session"): f"#{s.id}",
+                ui.tr("date"): local_time(s.started_at),
+                ui.tr("shot_word"): s.shots,
+                t("v_fault", lang): sum(c.get("fault", 0) for c in s.rules.values()),
             }
             for s in trend
         ]

@@ -70,9 +70,7 @@ def test_move_a_release_to_the_players_frame_and_save(store_env: Path, lang: str
     with Store.open(store_env) as s:
         (c,) = s.corrections(sid)
         now = s.shots(sid)[1]
-    assert c["by"] == "李教練" and c["marks"] == [
-        {"mark": "release", "before": shot.result.release_frame, "after": target}
-    ]
+    assert c.by == "李教練" and c.marks == [{"mark": "release", "before": shot.result.release_frame, "after": target}]
     assert now.result.release_frame == target and now.result.corrected["by"] == "李教練"
 
 
@@ -94,7 +92,7 @@ def test_add_and_delete_from_the_panel(store_env: Path) -> None:
     assert "Corrected by coach" in texts(at)
     with Store.open(store_env) as s:
         assert [x.result.release_frame for x in s.shots(sid)] == [x.result.release_frame for x in shots]
-        assert [c["action"] for c in s.corrections(sid)] == ["delete", "add"]
+        assert [c.action for c in s.corrections(sid)] == ["delete", "add"]
 
 
 def test_a_bad_mark_is_one_line_on_the_page(store_env: Path) -> None:

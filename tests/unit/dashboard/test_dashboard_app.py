@@ -198,7 +198,7 @@ def test_review_saves_the_coachs_annotation(env, analysed):
     no_exception(at)
     with Store.open(env.db) as store:
         (ann,) = store.annotations(sid)
-    assert ann["action"] == "dismiss" and ann["comment"] == "對著鏡頭太斜 camera too oblique" and ann["shot"] == 0
+    assert ann.action == "dismiss" and ann.comment == "對著鏡頭太斜 camera too oblique" and ann.shot == 0
     assert "camera too oblique" in texts(at)
 
 
@@ -251,7 +251,7 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
     video = env.annotated_video(sid)
     drawn_before = video.stat().st_mtime_ns
     with Store.open(env.db) as store:
-        (before,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+        (before,) = [f for f in store.findings(sid) if f.rule == "cup_of_water"]
     at = app("rulebook").run()
     at.selectbox(key="adj_archer").set_value("王小明")
     at.selectbox(key="adj_rule.en").set_value("cup_of_water").run()
@@ -266,10 +266,10 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
         at = wait_for_job(at)
         no_exception(at)
         with Store.open(env.db) as store:
-            (after,) = [f for f in store.findings(sid) if f["rule"] == "cup_of_water"]
+            (after,) = [f for f in store.findings(sid) if f.rule == "cup_of_water"]
             assert [s.id for s in store.sessions() if s.archer == "王小明"] == [sid]
-        assert before["threshold"]["below"] == -14.0 and after["threshold"]["below"] == -20.0  # beginner: -8 → -14
-        assert after["value"] == before["value"]
+        assert before.threshold["below"] == -14.0 and after.threshold["below"] == -20.0  # beginner: -8 → -14
+        assert after.value == before.value
         assert video.stat().st_mtime_ns > drawn_before  # drawn again, after the new analysis
         (player,) = at.get("bidi_component")  # the frame player, on the annotated video drawn again
         assert "media/" in player.proto.json and not any("predates" in c.value for c in at.caption)

@@ -37,10 +37,10 @@ def report(db: Path, fmt: str, sid: int = 1):
 def test_a_dismissed_fault_is_struck_through_and_not_counted(db):
     with Store.open(db) as store:
         before = store.sessions()[0].faults
-        trend_before = store.trend_rows(store.archer(ARCHER).id)[0]["rules"]["cup_of_water"]["fault"]
+        trend_before = store.trend_rows(store.archer(ARCHER).id)[0].rules["cup_of_water"]["fault"]
         store.annotate(1, "dismiss", shot=0, rule="cup_of_water", comment="camera angle", author="李教練")
         after = store.sessions()[0].faults
-        trend = store.trend_rows(store.archer(ARCHER).id)[0]["rules"]["cup_of_water"]
+        trend = store.trend_rows(store.archer(ARCHER).id)[0].rules["cup_of_water"]
         d = gather(store, 1)
     assert after == before - 1 and trend["fault"] == trend_before - 1 and trend["dismissed"] == 1
     assert "cup_of_water" not in [f.rule for f in d.focus()]

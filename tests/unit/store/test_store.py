@@ -151,8 +151,8 @@ def test_v1_file_is_upgraded_in_place_and_keeps_its_data(tmp_path):
         assert a.handedness == "left" and a.draw_style == "mediterranean" and a.overrides == {}
         assert [s.id for s in store.sessions()] == [1]
         assert store.shots(1)[0].result.anchor_frame == 30
-        assert store.findings(1)[0]["rule"] == "cup_of_water"
-        assert store.annotations(1)[0]["comment"] == "對"
+        assert store.findings(1)[0].rule == "cup_of_water"
+        assert store.annotations(1)[0].comment == "對"
         # the new tables work on the upgraded file
         sid = store.begin_session(a, "new.mp4", "sha256:bb", load_pack(), Profile().to_json())
         series = Series(0, ["draw_elbow_elevation"], {}, np.zeros((1, 5), np.float32))
@@ -393,7 +393,7 @@ def test_sigkill_mid_analysis_keeps_completed_shots_and_rerun_does_not_duplicate
         assert [x.index for x in shots] == list(range(n_report)) and n_report >= 2
         per_shot = {}
         for f in store.findings(sid):
-            key = (f["shot"], f["rule"])
+            key = (f.shot, f.rule)
             assert key not in per_shot, f"duplicate finding {key}"
             per_shot[key] = f
         assert store.session(sid).report["complete"] is True

@@ -48,7 +48,7 @@ def _count(db: Path, table: str, sid: int) -> int:
 def _trend_sessions(db: Path, archer: str) -> list[int]:
     with Store.open(db) as s:
         a = s.archer(archer)
-        return [r["id"] for r in s.trend_rows(a.id)] if a else []
+        return [r.id for r in s.trend_rows(a.id)] if a else []
 
 
 @pytest.fixture()
