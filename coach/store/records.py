@@ -7,12 +7,14 @@ JSON, the shot JSON the writers render), the record's `to_json()` is that docume
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from posture_rules.pack import AUTO
 
+from ..errors import CoachError
 from ..results import Series, ShotResult
 
 __all__ = [
@@ -27,6 +29,14 @@ __all__ = [
     "StoredShot",
     "TrendRow",
 ]
+
+
+def normalize_name(name: str) -> str:
+    """Archer names in any script; NFC so the same name typed two ways is one archer."""
+    n = unicodedata.normalize("NFC", name).strip()
+    if not n:
+        raise CoachError(None, "the archer's name is empty")
+    return n
 
 
 # ---- records handed out ---------------------------------------------------------------------------------
