@@ -28,6 +28,7 @@ from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
+from .shot_view import shot_view
 
 ShotListener = Callable[[CompletedShot], None]
 # A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
@@ -161,8 +162,7 @@ class Analyzer:
     def _shot_view(self, sp: ShotPhases) -> str:
         lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
         bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
-        est = classify_view([torso_ratio(b) for b in bodies], [leg_ratio(b) for b in bodies])
-        return est.view if est.confidence > 0 else self._view
+        return shot_view(bodies, sp, self._view)
 
     def _complete(self, sp: ShotPhases) -> ShotResult:
         if self.release_refiner is not None and sp.release_frame is not None:

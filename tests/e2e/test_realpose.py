@@ -85,3 +85,29 @@ def test_uncertain_phases_are_said_in_the_terminal_and_the_json() -> None:
     assert tempo["verdict"] == "not_assessable" and tempo["reason"] == "phase uncertain: draw start"
     text = format_report(report, load_pack())
     assert "uncertain: draw start" in text and "release confidence" in text
+
+
+# Filmed with the arrow pointing into the depth (labels: "front-oblique, camera somewhat down-range"; "bow
+# hand/riser very close to lens"), against square views of the same kind of shot.
+ARROW_INTO_THE_DEPTH = ("real01_compound_front_oblique", "real07_recurve_faceon_close_longhold")
+SQUARE = ("real02_barebow_front", "real05_recurve_front_crowd", "real08_recurve_faceon_lowres")
+
+
+def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
+    """The picture's angles are not the body's when the arrow points into the depth: those shots get no
+    face-on verdict (not judged from an oblique view), while the square views keep theirs."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.evaluate import analyse_clip, labelled_clips
+    from posture_rules.pack import load_pack
+
+    face_on = {r.id for r in load_pack().rules if r.views == ("face-on",)}
+    clips = {c.name: c for c in labelled_clips(REALPOSE)}
+    for name in ARROW_INTO_THE_DEPTH + SQUARE:
+        (shot,) = analyse_clip(clips[name]).shots
+        judged = [f for f in shot.findings if f.rule in face_on and f.verdict in ("pass", "fault")]
+        if name in SQUARE:
+            assert len(judged) >= 5, (name, judged)
+        else:
+            assert judged == [], (name, judged)
+            assert any(f.reason == "not judged from a other view" for f in shot.findings if f.rule in face_on)
