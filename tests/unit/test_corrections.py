@@ -17,7 +17,7 @@ from coach.corrections import Correction, apply_correction
 from coach.kept_track import decode, encode_track
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
-from coach.store import Store
+from coach.store import Store, TrendRow
 from posture_rules.pack import Profile
 from tests.support.paths import ROOT
 
@@ -245,7 +245,7 @@ def _shot_ids(db: Path, sid: int) -> set[int]:
         return {sh.id for sh in s.shots(sid)}
 
 
-def _trend(db: Path, sid: int) -> dict:
+def _trend(db: Path, sid: int) -> TrendRow:
     with Store.open(db) as s:
         archer = s.session(sid).archer_id
         return next(r for r in s.trend_rows(archer) if r.id == sid)
@@ -296,7 +296,7 @@ def test_add_a_shot_finds_its_marks_with_the_trackers_code(three_shots) -> None:
     assert {f.verdict for f in added.result.findings} & {"pass", "fault"}
     rows = _rows(db)
     assert _others(rows, a, ids | {added.id}) == _others(before, a, ids)
-    assert _trend(db, a)["shots"] == 3
+    assert _trend(db, a).shots == 3
 
 
 def test_let_down(three_shots) -> None:
@@ -311,7 +311,7 @@ def test_let_down(three_shots) -> None:
     assert any(re.match(r"^frames \d+–\d+ .*a let-down.*marked by 李", n) for n in report["notes"])
     assert [s["release_frame"] for s in report["shots"]] == [x.result.release_frame for x in shots0[:2]]
     assert _others(_rows(db), a, ids) == _others(before, a, ids)
-    assert _trend(db, a)["shots"] == 2
+    assert _trend(db, a).shots == 2
 
 
 def test_moving_a_release_rejudges_the_shot_and_the_session(three_shots) -> None:
