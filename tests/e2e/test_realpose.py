@@ -126,3 +126,32 @@ def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
             assert note.startswith("shot 1: ") and "film square to the arrow" in note
             zh = note_text(note, "zh")
             assert zh.startswith("第 1 箭") and "箭指向鏡頭深處" in zh, zh
+
+
+def test_live_faults_follow_the_shots_own_view() -> None:
+    """Frame by frame (the live overlay, the annotated video), a shot filmed along its arrow flags no face-on
+    fault at full draw, as its verdict judges none; a square view still flags what it sees."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.analyzer import Analyzer
+    from coach.evaluate import labelled_clips
+    from posture_rules.pack import Profile, load_pack
+
+    face_on = {r.id for r in load_pack().rules if r.views == ("face-on",)}
+    clips = {c.name: c for c in labelled_clips(REALPOSE)}
+
+    def live_faults_at_full_draw(name: str) -> set[str]:
+        clip = clips[name]
+        track = load_posetrack(clip.track)
+        (want,) = clip.shots
+        analyzer = Analyzer(track.fps, track.width, track.height, profile=Profile(handedness=clip.labels["handedness"]))
+        seen: set[str] = set()
+        hold = range(want["anchor_frame"] + int(track.fps), want["release_frame"] - 2)
+        analyzer.frame_listeners.append(lambda r: seen.update(r.active_faults) if r.index in hold else None)
+        for pf in track.frames:
+            analyzer.push_pose(pf)
+        analyzer.finish()
+        return seen & face_on
+
+    assert live_faults_at_full_draw("real01_compound_front_oblique") == set()
+    assert live_faults_at_full_draw("real07_recurve_faceon_close_longhold") == set()
