@@ -137,7 +137,7 @@ def _engine(st: SessionTrack, bodies: Sequence[Body]) -> RuleEngine:
 def _shot_view(st: SessionTrack, bodies: Sequence[Body], sp: ShotPhases) -> str:
     lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
     inside = [b for b in bodies if lo <= b.index <= sp.end_frame]
-    return shot_view(inside, sp, st.view)
+    return shot_view(inside, sp, st.view).view
 
 
 def _phases(st: SessionTrack, m: Marks, index: int, conf: dict[str, float], release_conf: float) -> ShotPhases:

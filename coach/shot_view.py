@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,15 +44,42 @@ _SEGMENTS = (
 _TORSO = ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")
 
 
-def shot_view(bodies: Sequence[Body], shot, fallback: str) -> str:
+# How sure the draw start and the anchor are when the arrow points into the depth: the draw moves the hand
+# along the arrow, so its travel is foreshortened as much as the arrow and where it starts and stops is a
+# guess (real01: anchor 74 frames late; real07: draw start 14 frames early). The same as a draw start found
+# without a pause at the set (coach/phases/params.py draw_guess_conf).
+ALONG_DEPTH_MARK_CONF = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class ShotView:
+    """The view a shot is judged from, and how square its arrow lay to the camera (NaN: not seen)."""
+
+    view: str
+    arrow_square: float = math.nan
+
+    @property
+    def along_depth(self) -> bool:
+        """Seen face-on by its shoulders, but with the arrow pointing into the depth."""
+        return self.arrow_square < ARROW_SQUARE_MIN
+
+    def marks_confidence(self, conf: dict[str, float]) -> dict[str, float]:
+        """The shot's mark confidences, with the draw start and the anchor no surer than this view allows."""
+        if not self.along_depth:
+            return dict(conf)
+        return {**conf, **{m: min(conf.get(m, 1.0), ALONG_DEPTH_MARK_CONF) for m in ("draw_start", "anchor")}}
+
+
+def shot_view(bodies: Sequence[Body], shot, fallback: str) -> ShotView:
     """The view a shot is judged from. `bodies`: the shot's frames (raise start → end); `shot`: its marks
     (anything with anchor_frame, release_frame and end_frame: the full draw's arrow decides); `fallback`: the
     session's view when the shot alone cannot tell."""
     est = classify_view([torso_ratio(b) for b in bodies], [leg_ratio(b) for b in bodies])
     view = est.view if est.confidence > 0 else fallback
-    if view == "face-on" and arrow_squareness(bodies, *_full_draw(shot)) < ARROW_SQUARE_MIN:
-        return "other"
-    return view
+    if view != "face-on":
+        return ShotView(view)
+    square = arrow_squareness(bodies, *_full_draw(shot))
+    return ShotView("other" if square < ARROW_SQUARE_MIN else view, square)
 
 
 def _full_draw(shot) -> tuple[int, int]:

@@ -47,7 +47,7 @@ def _window(series):
 def test_a_square_shot_is_face_on() -> None:
     s = shot(SQUARE)
     assert arrow_squareness(s.bodies, *_window(s)) > 0.85
-    assert shot_view(s.bodies, s, "face-on") == "face-on"
+    assert shot_view(s.bodies, s, "face-on").view == "face-on"
 
 
 @pytest.mark.parametrize("yaw, view", [(20, "face-on"), (40, "face-on"), (55, "other"), (70, "other")])
@@ -56,13 +56,13 @@ def test_the_arrow_into_the_depth_is_not_face_on(yaw: float, view: str) -> None:
     sq = arrow_squareness(s.bodies, *_window(s))
     assert sq < arrow_squareness(shot(SQUARE).bodies, *_window(s))
     assert (sq >= ARROW_SQUARE_MIN) == (view == "face-on")
-    assert shot_view(s.bodies, s, "face-on") == view
+    assert shot_view(s.bodies, s, "face-on").view == view
 
 
 def test_an_unseen_bow_arm_does_not_change_the_view() -> None:
     s = _arms_yawed(shot(replace(SQUARE, hidden=SQUARE.hidden + ("left_wrist",))), 70)
     assert math.isnan(arrow_squareness(s.bodies, *_window(s)))
-    assert shot_view(s.bodies, s, "face-on") == "face-on"
+    assert shot_view(s.bodies, s, "face-on").view == "face-on"
 
 
 def test_a_yawed_shot_has_no_face_on_fault() -> None:
@@ -73,7 +73,7 @@ def test_a_yawed_shot_has_no_face_on_fault() -> None:
     engine = RuleEngine(pack, buffer_s=60.0, fps=15.0)
     for b in s.bodies:
         engine.buffer.append(Sample(b, engine.measure(b)))
-    findings, _ = engine.judge_shot(s, shot_view(s.bodies, s, "face-on"))
+    findings, _ = engine.judge_shot(s, shot_view(s.bodies, s, "face-on").view)
     by_rule = {f.rule: f for f in findings}
     for rid in ("ti_shou", "straight_bow_arm", "level_as_water"):
         assert by_rule[rid].verdict == "not_assessable" and "other view" in by_rule[rid].reason, by_rule[rid]
@@ -82,5 +82,16 @@ def test_a_yawed_shot_has_no_face_on_fault() -> None:
     sq = shot(replace(SQUARE, elbow_dy=-60.0, arrow_tilt=-25.0))
     for b in sq.bodies:
         square.buffer.append(Sample(b, square.measure(b)))
-    judged, _ = square.judge_shot(sq, shot_view(sq.bodies, sq, "face-on"))
+    judged, _ = square.judge_shot(sq, shot_view(sq.bodies, sq, "face-on").view)
     assert {f.rule for f in judged if f.verdict == "fault"} >= {"ti_shou"}
+
+
+def test_marks_are_a_guess_when_the_draw_runs_into_the_depth() -> None:
+    """The draw moves the hand along the arrow: with the arrow into the depth, the draw start and the anchor
+    are no surer than a guess; a square view leaves them as the tracker found them."""
+    found = {"draw_start": 0.9, "anchor": 0.9}
+    square = shot(SQUARE)
+    assert shot_view(square.bodies, square, "face-on").marks_confidence(found) == found
+    yawed = _arms_yawed(shot(SQUARE), 70)
+    capped = shot_view(yawed.bodies, yawed, "face-on").marks_confidence(found)
+    assert capped["draw_start"] < 0.5 and capped["anchor"] < 0.5
