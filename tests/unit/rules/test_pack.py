@@ -6,6 +6,7 @@ import pytest
 
 from coach.errors import RulePackError
 from posture_rules.pack import DEFAULT_PACK, Profile, load_pack
+from tests.support.hostile_corpus import PACK_HEAD, pack_rule
 from tests.support.paths import SHARED
 
 SEEDS = SHARED / "seeds"
@@ -17,27 +18,11 @@ def _write(tmp_path, body, name="pack.toml"):
     return p
 
 
-HEADER = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
-RULE = """
-[[rules]]
-id = "r1"
-name_zh = "甲"
-name_en = "a"
-section = "總訣"
-quote = "q"
-meaning_zh = "m"
-meaning_en = "m"
-cue_zh = "c"
-cue_en = "c"
-metric = "bow_elbow_angle"
-phases = ["hold"]
-views = ["face-on"]
-thresholds = { enter_below = 150.0, exit_below = 155.0 }
-"""
+RULE = pack_rule(views="face-on") + "thresholds = { enter_below = 150.0, exit_below = 155.0 }\n"
 
 
 def test_a_minimal_pack_loads(tmp_path):
-    pack = load_pack(_write(tmp_path, HEADER + RULE))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + RULE))
     assert [r.id for r in pack.rules] == ["r1"]
 
 
@@ -54,7 +39,7 @@ def test_a_minimal_pack_loads(tmp_path):
     ],
 )
 def test_invalid_fields_are_named(tmp_path, change, field):
-    p = _write(tmp_path, HEADER + RULE.replace(*change), name="我的規則.toml")
+    p = _write(tmp_path, PACK_HEAD + RULE.replace(*change), name="我的規則.toml")
     with pytest.raises(RulePackError) as e:
         load_pack(p)
     msg = str(e.value)
@@ -71,8 +56,8 @@ def test_not_toml_and_missing_file(tmp_path):
 def test_unobservable_rule_must_say_what_it_needs(tmp_path):
     body = RULE.split("metric")[0] + "observable = false\n"
     with pytest.raises(RulePackError, match="'needs'"):
-        load_pack(_write(tmp_path, HEADER + body))
-    pack = load_pack(_write(tmp_path, HEADER + body + 'needs = "bow tracking"\n'))
+        load_pack(_write(tmp_path, PACK_HEAD + body))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + body + 'needs = "bow tracking"\n'))
     assert not pack.rules[0].observable
 
 
@@ -98,17 +83,17 @@ def test_tolerance_scales_thresholds_around_the_norm():
 
 def test_draw_style_thresholds_and_family_are_validated(tmp_path):
     ok = RULE + 'family = "fam"\n[rules.draw_style.thumb]\nenter_below = 140.0\n'
-    pack = load_pack(_write(tmp_path, HEADER + ok))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + ok))
     r = pack.rules[0]
     assert r.reports_as == "fam" and r.draw_style["thumb"].enter_below == 140.0
     assert Profile(draw_style="thumb").apply(pack).rules[0].thresholds.enter_below == 140.0
     assert Profile(draw_style="mediterranean").apply(pack).rules[0].thresholds.enter_below == 150.0
     bad = RULE + "[rules.draw_style.kyudo]\nenter_below = 140.0\n"
     with pytest.raises(RulePackError, match="draw_style"):
-        load_pack(_write(tmp_path, HEADER + bad))
+        load_pack(_write(tmp_path, PACK_HEAD + bad))
     bad = RULE + "[rules.draw_style.thumb]\nenter_below = 140.0\nexit_below = 130.0\n"
     with pytest.raises(RulePackError, match="draw_style.thumb.exit_below"):
-        load_pack(_write(tmp_path, HEADER + bad))
+        load_pack(_write(tmp_path, PACK_HEAD + bad))
 
 
 def test_bundled_pack_lists_every_rule_of_the_brief():
