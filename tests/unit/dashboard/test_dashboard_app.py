@@ -18,9 +18,9 @@ from coach.dashboard.settings import Settings
 from coach.errors import CoachError
 from coach.store import Store
 from posture_rules.pack import load_pack
-from tests.support.paths import ROOT, SAMPLES
+from tests.support.dashboard import app, dashboard_at, no_exception, texts
+from tests.support.paths import SAMPLES
 
-PAGES = "coach/dashboard/pages"
 CLIP = Path(os.environ.get("COACH_TEST_SAMPLES") or SAMPLES) / "short_1shot.mp4"
 PACK = load_pack()
 NEW_ARCHER = "\x00new"  # the "+ New archer" choice of the Analyze page
@@ -36,31 +36,8 @@ def env(tmp_path_factory):
     samples.mkdir()
     shutil.copy(CLIP, samples / CLIP.name)
     (samples / "broken_clip.mp4").write_bytes(b"this is not a video at all" * 100)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("COACH_DB", str(tmp / "coach.db"))
-    mp.setenv("COACH_MEDIA", str(tmp / "media"))
-    mp.setenv("COACH_SAMPLES", str(samples))
-    mp.setenv("COACH_DEMO", "off")
-    yield Settings.from_env()
-    mp.undo()
-
-
-def app(page: str | None = None, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if page:
-        at.switch_page(f"{PAGES}/{page}.py")
-    return at
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success")
-    parts = [e.value for kind in kinds for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    with dashboard_at(tmp) as settings:  # its samples: tmp/samples
+        yield settings
 
 
 # ---- empty store -------------------------------------------------------------------------------------------

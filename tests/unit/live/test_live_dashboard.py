@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest
 from coach.live import hub
 from coach.live.hub import REGISTRY, BrowserRun, Registry
 from coach.store import Store
-from tests.support.paths import ROOT, SAMPLES
+from tests.support.dashboard import app, no_exception, point_dashboard_at, texts
+from tests.support.paths import SAMPLES
 
 LIVE = "coach/dashboard/pages/live.py"
 CLIP = SAMPLES / "short_1shot.mp4"
@@ -23,9 +24,7 @@ CLIP = SAMPLES / "short_1shot.mp4"
 
 @pytest.fixture()
 def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("COACH_DB", str(tmp_path / "coach.db"))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path, samples=SAMPLES)
     yield tmp_path
     REGISTRY.pop("camera")  # a camera run is shared by every tab: never leave one to the next test
     for run in REGISTRY.runs():
@@ -33,24 +32,12 @@ def env(tmp_path, monkeypatch):
 
 
 def live(lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    at.switch_page(LIVE)
-    return at.run()
+    return app("live", lang).run()
 
 
 def summary(at: AppTest) -> list[str]:
     """The shot summaries shown (each starts with the shot's number in bold)."""
     return [m.value for m in at.markdown if m.value.startswith(("**第 1 箭**", "**Shot 1**"))]
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("title", "subheader", "markdown", "caption", "info", "warning", "error", "success")
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
 @pytest.mark.parametrize(
