@@ -13,7 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from coach.live import hub
-from coach.live.hub import REGISTRY, BrowserRun, Registry
+from coach.live.browser_run import BrowserRun
+from coach.live.hub import REGISTRY, Registry
 from coach.store import Store
 from tests.support.dashboard import app, no_exception, point_dashboard_at, texts
 from tests.support.paths import SAMPLES
@@ -170,8 +171,8 @@ def test_watchdog_stops_the_runs_nobody_watches(monkeypatch):
 
 # ---- #15 item 14: the dropped frames said on the page, and a light picture ------------------------------------
 def _tally_page(lang: str) -> None:
+    from coach.live.board import Figures, Snapshot
     from coach.live.dashboard import _tally
-    from coach.live.hub import Figures, Snapshot
     from coach.live.session import Tally
     from posture_rules.pack import load_pack
 
@@ -196,7 +197,7 @@ def test_the_page_says_how_many_frames_were_dropped(lang, said):
 def test_the_pages_picture_is_a_small_jpeg_sent_again_only_for_a_new_frame():
     import cv2
 
-    from coach.live.hub import PAGE_MAX_SIDE, Board
+    from coach.live.board import PAGE_MAX_SIDE, Board
     from coach.live.session import LiveFrame
     from posture_rules.pack import load_pack
 
