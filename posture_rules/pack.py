@@ -271,7 +271,8 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
     return Rule(**kw)
 
 
-MAX_PACK_BYTES = 4 << 20  # the bundled pack is 30 KB; a FIFO or /dev/urandom must not be read forever
+MB = 1 << 20
+MAX_PACK_BYTES = 4 * MB  # the bundled pack is 30 KB; a FIFO or /dev/urandom must not be read forever
 
 
 def _read_file(p: Path) -> bytes:
@@ -288,15 +289,22 @@ def _read_file(p: Path) -> bytes:
         raise _fail(p, "no such rule pack file") from None
     except OSError as e:
         raise _fail(p, f"cannot be read ({(e.strerror or type(e).__name__).lower()})") from None
-    with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
             raise _fail(p, "is a folder, not a rule pack file")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(st.st_mode):
             raise _fail(p, "is not a regular file (a pipe, device or socket), not a rule pack file")
-        data = f.read(MAX_PACK_BYTES + 1)
-    if len(data) > MAX_PACK_BYTES:
-        raise _fail(p, f"is more than the {MAX_PACK_BYTES >> 20} MB a rule pack file may be")
+        if st.st_size > MAX_PACK_BYTES:
+            raise _fail(
+                p, f"is {st.st_size / MB:.0f} MB, more than the {MAX_PACK_BYTES // MB} MB a rule pack file may be"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_PACK_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PACK_BYTES:  # grew since the stat
+        raise _fail(p, f"is more than the {MAX_PACK_BYTES // MB} MB a rule pack file may be")
     return data
 
 

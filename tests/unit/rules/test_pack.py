@@ -1,5 +1,6 @@
 """Rule pack loading and validation: errors name the file, the rule and the field."""
 
+import os
 import re
 
 import pytest
@@ -132,3 +133,30 @@ def test_one_threshold_validator_for_packs_and_overrides():
     assert threshold_problem({"exit_below": 1.0}).code == "exit_without_enter"
     assert threshold_problem({"exit_below": 1.0}, override=True) is None  # an override keeps the rule's enter
     assert threshold_problem({"enter_above": float("nan")}).code == "not_finite"
+
+
+@pytest.mark.parametrize(
+    "make, problem",
+    [
+        (lambda p: None, "no such rule pack file"),
+        (lambda p: p.mkdir(), "is a folder, not a rule pack file"),
+        (lambda p: os.mkfifo(p), "is not a regular file (a pipe, device or socket)"),
+        (lambda p: p.write_bytes(b"#" * (5 << 20)), "is 5 MB, more than the 4 MB a rule pack file may be"),
+    ],
+    ids=["missing", "folder", "fifo", "too-big"],
+)
+def test_only_a_small_regular_file_is_read_as_a_pack(tmp_path, make, problem):
+    p = tmp_path / "規則.toml"
+    make(p)
+    with pytest.raises(RulePackError) as e:
+        load_pack(p)
+    assert str(e.value).startswith(f"{p}: {problem}")
+
+
+def test_a_pack_file_name_that_is_not_utf8_is_refused_in_one_printable_line(tmp_path):
+    p = tmp_path / os.fsdecode(b"x\xe9.toml")
+    p.write_text(PACK_HEAD, encoding="utf-8")
+    with pytest.raises(RulePackError) as e:
+        load_pack(p)
+    assert "x\\xe9.toml: the file name is not valid UTF-8" in str(e.value)
+    str(e.value).encode("utf-8")  # printable: no lone surrogates
