@@ -40,6 +40,12 @@ LET_DOWN_NOTES = {
     "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
+# A shot judged from an oblique view because its arrow pointed into the depth (coach/shot_view.py).
+ALONG_DEPTH_NOTE = (
+    "shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the rules "
+    "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
+    "the arrow to have them judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/)
@@ -83,6 +89,7 @@ class Analyzer:
         self.frames_seen = 0
         self.frames_with_person = 0
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
+        self._depth_notes: list[str] = []  # ALONG_DEPTH_NOTE of each shot filmed along its arrow
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -169,6 +176,8 @@ class Analyzer:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
+        if view.along_depth:
+            self._depth_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)
         shot = ShotResult.from_phases(
             sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
@@ -230,6 +239,7 @@ class Analyzer:
             notes.append(
                 LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             )
+        notes += self._depth_notes
         for a, ta, b, tb in self.tracker.unseen_draws:
             notes.append(
                 f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "
