@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshold_problem
 
+from ..metrics import METRICS
 from ..phases import phase_windows
 from ..report.data import latest_actions, local_time, video_name
 from ..store import Annotation, SessionSummary, StoredSession, TrendRow

@@ -14,11 +14,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from posture_rules.metrics import METRICS
 from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
 from ..headline import Focus, headline
+from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, correction_remarks, release_remarks
 from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendRow

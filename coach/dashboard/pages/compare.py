@@ -11,9 +11,9 @@ from coach.dashboard.metric_chart import bands, metric_chart, metric_rows
 from coach.dashboard.player import Clip, media_url, pair_player, session_videos, video_frame_count
 from coach.dashboard.player.ghost import Ghost, ghost, shot_poses
 from coach.dashboard.player.model import Span, shot_span, shot_ticks
+from coach.metrics import METRICS
 from coach.report.data import gather
 from coach.store import StoredShot
-from posture_rules.metrics import METRICS
 
 
 def all_shots(store, lang: str) -> list[dict]:

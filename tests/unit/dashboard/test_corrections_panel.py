@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from coach.cli import main
 from coach.store import Store
+from tests.support.dashboard import app, point_dashboard_at, texts
 from tests.support.paths import ROOT
 
 TRACK = ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz"
@@ -19,26 +20,13 @@ TRACK = ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz"
 @pytest.fixture()
 def store_env(tmp_path: Path, monkeypatch) -> Path:
     db = tmp_path / "coach.db"
-    monkeypatch.setenv("COACH_DB", str(db))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_SAMPLES", str(tmp_path / "samples"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path)
     assert main(["analyze", "--pose-track", str(TRACK), "--archer", "張三", "--db", str(db)]) == 0
     return db
 
 
-def review(lang: str = "en", frame: int | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if frame is not None:
-        at.session_state["review_frame"] = frame
-    at.switch_page("coach/dashboard/pages/review.py")
-    return at
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("subheader", "markdown", "caption", "info", "warning", "error", "success")
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+def review(lang: str = "en") -> AppTest:
+    return app("review", lang)
 
 
 def button(at: AppTest, label: str):

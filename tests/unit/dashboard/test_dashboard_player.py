@@ -15,12 +15,11 @@ from coach.dashboard.metric_chart import bands, metric_chart, metric_rows, time_
 from coach.dashboard.player import REVIEW_FRAME
 from coach.dashboard.player.ghost import POINTS, Poses, ghost, shot_poses
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
-from coach.dashboard.settings import Settings
 from coach.landmarks import LEFT_SHOULDER, RIGHT_SHOULDER
 from coach.pose_frame import load_posetrack
 from coach.store import Store
 from posture_rules.pack import load_pack
-from tests.support.paths import ROOT
+from tests.support.dashboard import app, dashboard_at
 from tests.support.player import GOLDEN, record_track
 
 PACK = load_pack()
@@ -29,23 +28,11 @@ PACK = load_pack()
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("player_app")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("COACH_DB", str(tmp / "coach.db"))
-    mp.setenv("COACH_MEDIA", str(tmp / "media"))
-    mp.setenv("COACH_SAMPLES", str(tmp / "none"))
-    mp.setenv("COACH_DEMO", "off")
-    settings = Settings.from_env()
-    sessions = {c: record_track(settings.db, settings.media, f"射手 {c}", c) for c in ("fault_release", "fault_elbow")}
-    yield settings, sessions
-    mp.undo()
-
-
-def app(page: str | None = None, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if page:
-        at.switch_page(f"coach/dashboard/pages/{page}.py")
-    return at
+    with dashboard_at(tmp) as settings:
+        sessions = {
+            c: record_track(settings.db, settings.media, f"射手 {c}", c) for c in ("fault_release", "fault_elbow")
+        }
+        yield settings, sessions
 
 
 def player_data(at: AppTest) -> tuple[str, dict]:

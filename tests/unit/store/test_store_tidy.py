@@ -15,6 +15,7 @@ from coach.cli import main
 from coach.dashboard.i18n import t
 from coach.report.data import video_name
 from coach.store import Store
+from tests.support.dashboard import point_dashboard_at
 from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -54,10 +55,7 @@ def _trend_sessions(db: Path, archer: str) -> list[int]:
 @pytest.fixture()
 def db(tmp_path: Path, monkeypatch) -> Path:
     path = tmp_path / "coach.db"
-    monkeypatch.setenv("COACH_DB", str(path))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_SAMPLES", str(tmp_path / "samples"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path)
     _analyse(path, ONE, "王小明")
     _analyse(path, TWO, "王小明")
     _analyse(path, TWO, "李四")
