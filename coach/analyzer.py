@@ -28,6 +28,7 @@ from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
+from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
 # A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
@@ -39,6 +40,14 @@ LET_DOWN_NOTES = {
     "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
+# How far before the anchor the live view looks for the arms' own length (the raise and the draw).
+LIVE_VIEW_LOOKBACK_S = 2.0
+# A shot judged from an oblique view because its arrow pointed into the depth (coach/shot_view.py).
+ALONG_DEPTH_NOTE = (
+    "shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the rules "
+    "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
+    "the arrow to have them judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/)
@@ -82,6 +91,7 @@ class Analyzer:
         self.frames_seen = 0
         self.frames_with_person = 0
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
+        self._depth_notes: list[str] = []  # ALONG_DEPTH_NOTE of each shot filmed along its arrow
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -135,7 +145,7 @@ class Analyzer:
                 self._legs.append(legs)
                 self._recent_legs.append(legs)
             if body.index % 15 == 0:
-                self._view = classify_view(self._recent_ratios, self._recent_legs).view
+                self._view = self._live_view(body.index)
         upd = self.tracker.push(body)
         if self._handedness is None and self.tracker.handedness is not None:
             self._learn_handedness(self.tracker.handedness)
@@ -157,36 +167,33 @@ class Analyzer:
                 s.body.sides = sides
                 s.values = self.engine.measure(s.body)
 
+    def _live_view(self, now: int) -> str:
+        """The view the live faults are judged from: the recent shoulders, and at full draw the shot's own view,
+        so a shot filmed along its arrow flags no face-on fault live that its verdict would not judge."""
+        view = classify_view(self._recent_ratios, self._recent_legs).view
+        anchor = self.tracker.full_draw_since
+        if view != "face-on" or anchor is None:
+            return view
+        lo = max(anchor - int(LIVE_VIEW_LOOKBACK_S * self.fps), 0)
+        bodies = [s.body for s in self.engine.samples_between(lo, now)]
+        return "other" if arrow_squareness(bodies, anchor, now + 1) < ARROW_SQUARE_MIN else view
+
     # ---- per shot --------------------------------------------------------------------------------------
-    def _shot_view(self, sp: ShotPhases) -> str:
+    def _shot_view(self, sp: ShotPhases) -> ShotView:
         lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
         bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
-        est = classify_view([torso_ratio(b) for b in bodies], [leg_ratio(b) for b in bodies])
-        return est.view if est.confidence > 0 else self._view
+        return shot_view(bodies, sp, self._view)
 
     def _complete(self, sp: ShotPhases) -> ShotResult:
         if self.release_refiner is not None and sp.release_frame is not None:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
-        findings, measures = self.engine.judge_shot(sp, view)
-        shot = ShotResult(
-            index=len(self.shots),
-            raise_start_frame=sp.raise_start_frame,
-            draw_start_frame=sp.draw_start_frame,
-            anchor_frame=sp.anchor_frame,
-            release_frame=sp.release_frame,
-            end_frame=sp.end_frame,
-            fps=self.fps,
-            times_s=self._phase_times(sp),
-            findings=findings,
-            measures=measures,
-            complete=sp.complete,
-            release_source=sp.release_source,
-            flight_time_s=sp.flight_time_s,
-            hand_stayed=sp.hand_stayed,
-            release_confidence=sp.release_confidence,
-            release_evidence=list(sp.release_evidence),
-            marks_confidence=dict(sp.marks_confidence),
+        sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
+        if view.along_depth:
+            self._depth_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
+        findings, measures = self.engine.judge_shot(sp, view.view)
+        shot = ShotResult.from_phases(
+            sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
         )
         self.shots.append(shot)
         if self.listeners:
@@ -245,6 +252,7 @@ class Analyzer:
             notes.append(
                 LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             )
+        notes += self._depth_notes
         for a, ta, b, tb in self.tracker.unseen_draws:
             notes.append(
                 f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "
