@@ -166,7 +166,7 @@ def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server
 
     url, tmp, sessions = server
     (_, shots_a), (sid_b, shots_b) = sessions["fault_release"], sessions["fault_elbow"]
-    a, b = shots_a[0], shots_b[0]
+    a, b = shots_a[0].result, shots_b[0].result
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
@@ -181,32 +181,32 @@ def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server
             vb = page.locator("[data-clip=b] video")
             for v in (va, vb):
                 wait_video_ready(v)
-            check(ra, va, a["release_frame"], "shot A at the release")
-            check(rb, vb, b["release_frame"], "shot B at the release")
+            check(ra, va, a.release_frame, "shot A at the release")
+            check(rb, vb, b.release_frame, "shot B at the release")
             for k in (1, 2):
                 page.locator(".cp-fwd").click()
-                check(ra, va, a["release_frame"] + k, f"shot A {k} frame(s) after the release")
-                check(rb, vb, b["release_frame"] + k, f"shot B {k} frame(s) after the release")
+                check(ra, va, a.release_frame + k, f"shot A {k} frame(s) after the release")
+                check(rb, vb, b.release_frame + k, f"shot B {k} frame(s) after the release")
 
             # synchronised at the anchor instead
             page.get_by_text(t("mark_anchor", "zh"), exact=True).click()
-            check(ra, va, a["anchor_frame"], "shot A at the anchor")
-            check(rb, vb, b["anchor_frame"], "shot B at the anchor")
+            check(ra, va, a.anchor_frame, "shot A at the anchor")
+            check(rb, vb, b.anchor_frame, "shot B at the anchor")
 
             # both play at 1/4 speed and stay together
             page.locator(".cp-speed").select_option("0.25")
             page.locator(".cp-play").click()
-            wait_moved(ra, a["anchor_frame"] + 2)
+            wait_moved(ra, a.anchor_frame + 2)
             page.locator(".cp-play").click()
             fa, fb = wait_settled(ra), wait_settled(rb)
-            assert fa > a["anchor_frame"], "shot A did not play"
-            assert abs((fa - a["anchor_frame"]) - (fb - b["anchor_frame"])) <= 2, (fa, fb)
+            assert fa > a.anchor_frame, "shot A did not play"
+            assert abs((fa - a.anchor_frame) - (fb - b.anchor_frame)) <= 2, (fa, fb)
             assert on_screen(va) == fa and on_screen(vb) == fb
 
             # the ghost: shot B's skeleton over shot A, from the stored poses
             page.locator(".cp-ghost").check()
             page.get_by_text(t("mark_release", "zh"), exact=True).click()
-            check(ra, va, a["release_frame"], "shot A back at the release")
+            check(ra, va, a.release_frame, "shot A back at the release")
             canvas = page.locator("[data-clip=a] canvas")
             expect(canvas, "no ghost drawn at the release").to_have_attribute("data-ghost-frame", re.compile(r"."))
             page.wait_for_timeout(500)
