@@ -16,99 +16,119 @@ def _run_pool(jobs, opts: BatchOptions, workers: int, collect, crashed, bar: Pro
     """Local processes. A worker that dies (a segfault in a native decoder, the OOM killer) breaks the pool:
     the videos it was running are retried one at a time at the end, and one that kills its worker alone is
     reported as failed — the rest of the batch goes on."""
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
+    _PoolRun(jobs, opts, workers, collect, crashed, bar, task or analyse_task).run()
 
-    task = task or analyse_task
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    limit = max(1, workers * opts.in_flight_per_worker)
-    jobs = iter(jobs)
-    retry: list[Job] = []  # videos whose worker died while they ran: each is tried again alone, at the end
 
-    def new_pool(n: int) -> ProcessPoolExecutor:
+class _PoolRun:
+    """One batch on a local process pool: the jobs in flight, the videos to retry alone, the pool itself
+    (replaced when a dying worker breaks it) and the workers' progress queue."""
+
+    def __init__(self, jobs, opts: BatchOptions, workers: int, collect, crashed, bar: ProgressLine, task) -> None:
+        import multiprocessing as mp
+
+        self._ctx = mp.get_context("spawn")
+        self._queue = self._ctx.Queue()
+        self._opts, self._workers, self._task = opts, workers, task
+        self._collect, self._crashed, self._bar = collect, crashed, bar
+        self._limit = max(1, workers * opts.in_flight_per_worker)
+        self._jobs = iter(jobs)
+        self._retry: list[Job] = []  # videos whose worker died while they ran: each is tried again alone, at the end
+        self._pending: dict = {}  # future -> job
+        self._running: dict[int, Job] = {}  # job key -> job, for the progress messages
+        self._all_submitted = False
+        self._pool = self._new_pool()
+
+    def run(self) -> None:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        try:
+            while True:
+                self._fill()
+                if not self._pending:
+                    break
+                self._bar.in_flight = len(self._pending)
+                done, _ = wait(self._pending, timeout=0.3, return_when=FIRST_COMPLETED)
+                self._drain()
+                self._bar.draw()
+                if self._finish(done):
+                    self._replace_broken_pool()
+        except BaseException:
+            _kill_pool(self._pool)
+            raise
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._queue.close()
+            self._queue.join_thread()
+
+    def _new_pool(self):
+        from concurrent.futures import ProcessPoolExecutor
+
         return ProcessPoolExecutor(
-            max_workers=n,
-            mp_context=ctx,
+            max_workers=self._workers,
+            mp_context=self._ctx,
             initializer=worker_init,
-            initargs=(queue, opts.threads_per_worker, os.getpid()),
+            initargs=(self._queue, self._opts.threads_per_worker, os.getpid()),
         )
 
-    def drain() -> None:
+    def _drain(self) -> None:
+        """Hand the workers' progress messages to the progress line."""
         while True:
             try:
-                msg: VideoProgress = queue.get_nowait()
+                msg: VideoProgress = self._queue.get_nowait()
             except Exception:
                 return
-            j = running_jobs.get(msg.key)
-            if j is not None:
-                bar.update(msg.key, j.size, msg.covered_s, msg.total_s)
+            job = self._running.get(msg.key)
+            if job is not None:
+                self._bar.update(msg.key, job.size, msg.covered_s, msg.total_s)
 
-    pool = new_pool(workers)
-    pending: dict = {}
-    running_jobs: dict[int, Job] = {}
-    normal_done = False
+    def _submit(self, job: Job) -> None:
+        self._pending[self._pool.submit(self._task, job)] = job
+        self._running[job.key] = job
 
-    def submit(job: Job) -> None:
-        pending[pool.submit(task, job)] = job
-        running_jobs[job.key] = job
-
-    def fill() -> None:
-        nonlocal normal_done
-        while not normal_done and len(pending) < limit:
-            job = next(jobs, None)
+    def _fill(self) -> None:
+        while not self._all_submitted and len(self._pending) < self._limit:
+            job = next(self._jobs, None)
             if job is None:
-                normal_done = True
+                self._all_submitted = True
                 break
-            submit(job)
-        if normal_done and not pending and retry:
-            submit(retry.pop(0))  # a suspect, alone: if the pool breaks now, it was this video
+            self._submit(job)
+        if self._all_submitted and not self._pending and self._retry:
+            self._submit(self._retry.pop(0))  # a suspect, alone: if the pool breaks now, it was this video
 
-    def lost(job: Job) -> None:
-        running_jobs.pop(job.key, None)
+    def _finish(self, done) -> bool:
+        """Collect the finished futures; True when one of them found the pool broken."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        broken = False
+        for fut in done:
+            job = self._pending.pop(fut)
+            try:
+                res = fut.result()
+            except BrokenProcessPool:
+                broken = True
+                self._lost(job)
+                continue
+            except Exception as e:  # a task that raised although it should not: report, carry on
+                self._running.pop(job.key, None)
+                self._crashed(job, f"{type(e).__name__}: {e}".splitlines()[0])
+                continue
+            self._running.pop(job.key, None)
+            self._collect(job, res)
+        return broken
+
+    def _lost(self, job: Job) -> None:
+        self._running.pop(job.key, None)
         if job.attempts:  # it already ran alone
-            crashed(job, "the worker analysing it died (a crash in a native library, or out of memory)")
+            self._crashed(job, "the worker analysing it died (a crash in a native library, or out of memory)")
         else:
             job.attempts += 1
-            retry.append(job)
+            self._retry.append(job)
 
-    try:
-        while True:
-            fill()
-            if not pending:
-                break
-            bar.in_flight = len(pending)
-            done, _ = wait(pending, timeout=0.3, return_when=FIRST_COMPLETED)
-            drain()
-            bar.draw()
-            broken = False
-            for fut in done:
-                job = pending.pop(fut)
-                try:
-                    res = fut.result()
-                except BrokenProcessPool:
-                    broken = True
-                    lost(job)
-                    continue
-                except Exception as e:  # a task that raised although it should not: report, carry on
-                    running_jobs.pop(job.key, None)
-                    crashed(job, f"{type(e).__name__}: {e}".splitlines()[0])
-                    continue
-                running_jobs.pop(job.key, None)
-                collect(job, res)
-            if broken:
-                for fut in list(pending):  # the rest of the broken pool's work
-                    lost(pending.pop(fut))
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = new_pool(workers)
-    except BaseException:
-        _kill_pool(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        queue.close()
-        queue.join_thread()
+    def _replace_broken_pool(self) -> None:
+        for fut in list(self._pending):  # the rest of the broken pool's work
+            self._lost(self._pending.pop(fut))
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._new_pool()
 
 
 def _kill_pool(pool) -> None:
