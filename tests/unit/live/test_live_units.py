@@ -113,21 +113,26 @@ def test_file_is_fed_at_its_real_rate_with_container_timestamps(tmp_path):
     assert got[-1].arrived - t0 >= 0.74  # 750 ms of video took 750 ms
 
 
+def _read_all(box: Mailbox, seconds_per_frame) -> list:
+    """Take frames from `box` until it closes, spending `seconds_per_frame(n)` on the n-th (from 1), as a model
+    would."""
+    got = []
+    while True:
+        try:
+            a = box.get(timeout=3)
+        except Closed:
+            return got
+        if a is not None:
+            got.append(a)
+            time.sleep(seconds_per_frame(len(got)))
+
+
 def test_a_slow_reader_gets_the_newest_frames_and_the_rest_are_dropped(tmp_path):
     times = [i * 1000 / 30 for i in range(30)]  # one second at 30 fps
     path = _write_vfr(tmp_path / "cfr.mp4", [round(t) for t in times])
     box: Mailbox = Mailbox()
     feeder = Feeder(FrameSource(path), box).start()
-    taken = []
-    while True:
-        try:
-            a = box.get(timeout=3)
-        except Closed:
-            break
-        if a is None:
-            continue
-        taken.append(a.frame.index)
-        time.sleep(0.1)  # a model that needs 100 ms a frame
+    taken = [a.frame.index for a in _read_all(box, lambda n: 0.1)]  # a model that needs 100 ms a frame
     feeder.join(2)
     assert feeder.released == 30
     assert box.taken + box.dropped == 30
@@ -141,16 +146,7 @@ def test_no_drop_holds_each_frame_until_a_slow_reader_took_the_one_before(tmp_pa
     path = _write_vfr(tmp_path / "cfr.mp4", times)
     box: Mailbox = Mailbox()
     feeder = Feeder(FrameSource(path), box, no_drop=True).start()
-    got = []
-    while True:
-        try:
-            a = box.get(timeout=3)
-        except Closed:
-            break
-        if a is None:
-            continue
-        got.append(a)
-        time.sleep(0.05 if len(got) < 10 else 0.0)  # slower than the video at first, then faster
+    got = _read_all(box, lambda n: 0.05 if n < 10 else 0.0)  # slower than the video at first, then faster
     feeder.join(2)
     assert [a.frame.index for a in got] == list(range(20)) and box.dropped == 0 and feeder.released == 20
     for prev, a in zip(got, got[1:], strict=False):  # never hurried: each gap at least the video's own
