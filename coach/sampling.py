@@ -214,6 +214,7 @@ class AdaptiveSampler(Generic[Item]):
         self._next_sample = 0
         self._dense = False
         self._quiet = 0  # dense frames in a row with the archer at rest
+        self._looking_back = False
 
     def wants_picture(self, index: int) -> bool:
         """Will frame `index` (a source's estimate, -1 unknown) need its picture when it comes? Dense: every
@@ -294,8 +295,13 @@ class AdaptiveSampler(Generic[Item]):
         self._poses.clear()
         ring, self._ring = self._ring, deque()
         self._ring_bytes = 0
+        # The look-back is the rest before the raise: its quiet frames must not end the dense stretch the
+        # trigger just began (that ended it at once and the next sample triggered again, a second look-back).
+        self._looking_back = True
         for held in ring:
             self._push_dense(held)
+        self._looking_back = False
+        self._quiet = 0
         self._push_dense(item)
 
     def _push_dense(self, item: Item) -> None:
@@ -307,6 +313,6 @@ class AdaptiveSampler(Generic[Item]):
         at_rest = at_rest and all(r.phase == "setup" and r.shot is None for r in results)
         self._last_sample = pf
         self._quiet = self._quiet + 1 if at_rest else 0
-        if self._quiet >= self._settle and not self.log.too_large:
+        if self._quiet >= self._settle and not self.log.too_large and not self._looking_back:
             self._dense = False
             self._next_sample = self._index_of(item) + self._step
