@@ -141,9 +141,9 @@ class LookBack:
             f = self._find(d.pts)
         except av.FFmpegError:
             f = None
-        if f is None:
-            return d
-        return Decoded(d.index, d.t_ms, d.pts, f, _nbytes(f), _turns(f))
+        if f is not None:
+            d.frame, d.nbytes, d.turns = f, _nbytes(f), _turns(f)
+        return d
 
     def _find(self, pts: int) -> av.VideoFrame | None:
         if self._container is None:
@@ -185,7 +185,8 @@ def _picture(d: Decoded) -> np.ndarray:
 
 
 def _without_picture(d: Decoded) -> Decoded:
-    return Decoded(d.index, d.t_ms, d.pts, None, 0, d.turns) if d.frame is not None else d
+    d.frame, d.nbytes = None, 0  # in place: one Decoded per frame, no second one for the ring
+    return d
 
 
 def analyze_adaptive(
