@@ -185,8 +185,8 @@ def _picture(d: Decoded) -> np.ndarray:
 
 
 def _without_picture(d: Decoded) -> Decoded:
-    d.frame, d.nbytes = None, 0  # in place: one Decoded per frame, no second one for the ring
-    return d
+    # A new record, not `d` changed: the sampler still shows `d` to the scout after taking what the ring keeps.
+    return Decoded(d.index, d.t_ms, d.pts, None, 0, d.turns) if d.frame is not None else d
 
 
 def analyze_adaptive(

@@ -298,8 +298,8 @@ class AdaptiveSampler(Generic[Item]):
         # The look-back is the rest before the raise: its quiet frames must not end the dense stretch the
         # trigger just began (that ended it at once and the next sample triggered again, a second look-back).
         self._looking_back = True
-        for held in ring:
-            self._push_dense(held)
+        while ring:  # each held frame let go as soon as the model has seen it (its picture was decoded again)
+            self._push_dense(ring.popleft())
         self._looking_back = False
         self._quiet = 0
         self._push_dense(item)
