@@ -7,8 +7,8 @@ other is seen at once.
 Real footage: every labelled track in ../shared/realpose (`coach.labels/1`) is analysed as
 `coach analyze --pose-track` does, with its sound envelope where it has one, and scored by `coach.evaluate`:
 per clip the releases found against the labelled ones, anchor and draw-start errors, extra shots and the faults
-flagged; then `releases within ±2: N/M, anchors within tolerance: N/M, extra shots: N, faults on
-labelled-clean shots: N` (faults that the clip's observations contradict, `tests/support/realpose_observed.py`).
+flagged; then `releases within ±2: N/M, anchors within tolerance: N/M (of those marked sure: N/M), extra
+shots: N, faults on labelled-clean shots: N` (faults that the clip's observations contradict, `tests/support/realpose_observed.py`).
 Synthetic: `benchmarks/rule_accuracy.py` on the committed pose tracks of the sample clips (tests/golden).
 """
 

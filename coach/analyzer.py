@@ -28,6 +28,7 @@ from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
+from .shot_view import ShotView, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
 # A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
@@ -158,17 +159,17 @@ class Analyzer:
                 s.values = self.engine.measure(s.body)
 
     # ---- per shot --------------------------------------------------------------------------------------
-    def _shot_view(self, sp: ShotPhases) -> str:
+    def _shot_view(self, sp: ShotPhases) -> ShotView:
         lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
         bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
-        est = classify_view([torso_ratio(b) for b in bodies], [leg_ratio(b) for b in bodies])
-        return est.view if est.confidence > 0 else self._view
+        return shot_view(bodies, sp, self._view)
 
     def _complete(self, sp: ShotPhases) -> ShotResult:
         if self.release_refiner is not None and sp.release_frame is not None:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
-        findings, measures = self.engine.judge_shot(sp, view)
+        sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
+        findings, measures = self.engine.judge_shot(sp, view.view)
         shot = ShotResult(
             index=len(self.shots),
             raise_start_frame=sp.raise_start_frame,

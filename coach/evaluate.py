@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .results import FAULT, SessionReport
+from .results import FAULT, SessionReport, uncertain_marks
 
 RELEASE_TOL_FRAMES = 2  # the real-footage issue: the release within ±2 frames
 ANCHOR_TOL_MIN_FRAMES = 3  # no labelled anchor is judged tighter than this
@@ -41,6 +41,7 @@ class ShotScore:
     anchor_tol: int = ANCHOR_TOL_MIN_FRAMES
     draw_start_error: int | None = None
     faults: list[str] = field(default_factory=list)  # rules the paired shot was faulted on
+    anchor_sure: bool = False  # the paired shot's anchor was not marked uncertain
 
     @property
     def release_ok(self) -> bool:
@@ -78,12 +79,15 @@ class Summary:
     anchors: int
     extra: int
     contradicted: int  # faults the clip's observations contradict (see `contradicted_faults`)
+    # Of the anchors the analysis did not mark uncertain, how many are right: an honest tool's sure marks are.
+    sure_anchors_ok: int = 0
+    sure_anchors: int = 0
 
     def line(self) -> str:
         return (
             f"releases within ±{RELEASE_TOL_FRAMES}: {self.releases_ok}/{self.releases}, anchors within tolerance: "
-            f"{self.anchors_ok}/{self.anchors}, extra shots: {self.extra}, faults on labelled-clean shots: "
-            f"{self.contradicted}"
+            f"{self.anchors_ok}/{self.anchors} (of those marked sure: {self.sure_anchors_ok}/{self.sure_anchors}), "
+            f"extra shots: {self.extra}, faults on labelled-clean shots: {self.contradicted}"
         )
 
 
@@ -135,6 +139,7 @@ def score_clip(clip: LabelledClip, report: SessionReport) -> ClipScore:
             score.anchor_error = _diff(r.anchor_frame, w.get("anchor_frame"))
             score.draw_start_error = _diff(r.draw_start_frame, w.get("draw_start"))
             score.faults = [f.rule for f in r.findings if f.verdict == FAULT]
+            score.anchor_sure = "anchor" not in uncertain_marks(r.marks_confidence, r.release_confidence)
         shots.append(score)
     faults = [f.rule for s in report.shots for f in s.findings if f.verdict == FAULT]
     return ClipScore(
@@ -155,6 +160,8 @@ def summarise(scores: Iterable[ClipScore], contradicted: Mapping[str, Iterable[s
         anchors_ok=sum(s.anchor_ok for s in shots),
         anchors=len(shots),
         extra=sum(c.extra for c in scores),
+        sure_anchors_ok=sum(s.anchor_ok for s in shots if s.anchor_sure),
+        sure_anchors=sum(s.anchor_sure for s in shots),
         contradicted=sum(len(contradicted_faults(c, contradicted.get(c.name, ()))) for c in scores),
     )
 

@@ -27,7 +27,7 @@ from posture_rules.pack import RulePack
 from .analyzer import phase_times
 from .body_stream import BodyStream
 from .engine import RuleEngine, Sample
-from .kinematics import Body, ShoulderWidth, classify_view, leg_ratio, torso_ratio
+from .kinematics import Body, ShoulderWidth
 from .phases import SETUP_S, P, ShotPhases, phase_windows
 from .phases.anchor import refine_anchor
 from .phases.frames import TrackFrame, _frame, anchor_pose
@@ -35,6 +35,7 @@ from .phases.lookback import _back_raise_draw
 from .phases.state import Mark, OpenShot
 from .pose_frame import PoseTrack
 from .results import Finding, ShotResult
+from .shot_view import shot_view
 
 MARKS = ("raise_start", "draw_start", "anchor", "release")  # the marks a coach can move, in phase order
 WARM_S = 3.0  # frames run through the smoother before the first one judged (its shoulder-width window)
@@ -133,10 +134,10 @@ def _engine(st: SessionTrack, bodies: Sequence[Body]) -> RuleEngine:
     return engine
 
 
-def _shot_view(st: SessionTrack, bodies: Sequence[Body], lo: int, hi: int) -> str:
-    inside = [b for b in bodies if lo <= b.index <= hi]
-    est = classify_view([torso_ratio(b) for b in inside], [leg_ratio(b) for b in inside])
-    return est.view if est.confidence > 0 else st.view
+def _shot_view(st: SessionTrack, bodies: Sequence[Body], sp: ShotPhases) -> str:
+    lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
+    inside = [b for b in bodies if lo <= b.index <= sp.end_frame]
+    return shot_view(inside, sp, st.view).view
 
 
 def _phases(st: SessionTrack, m: Marks, index: int, conf: dict[str, float], release_conf: float) -> ShotPhases:
@@ -184,7 +185,7 @@ def judge_marks(
     bodies = st.bodies(lo, marks.end)
     engine = _engine(st, bodies)
     sp = _phases(st, marks, index, marks_confidence or {}, release_confidence)
-    findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, marks.raise_start, marks.end))
+    findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, sp))
     same_release = like is not None and like.release_frame == marks.release
     shot = ShotResult(
         index=index,

@@ -102,6 +102,9 @@ class TrackerParams:
     release_from_ahead_max_sw: float = 0.3
     release_start_sw: float = 0.15  # ... and it has started to leave the anchor position
     release_confirm_s: float = 0.3  # a hold twitch comes back to the face within this time; a release does not
+    # ... unless no frame of its later half shows a wrist: then wait for one, up to this long (fault_hold at 15 fps:
+    # the archer blanked for 0.5 s after the spring-back, the hand then far back).
+    release_confirm_max_s: float = 1.0
     # Late in that window the hand is at least this far from the anchor (or lost), and farther than
     # release_jitter_factor times the hold's own 90th-percentile stray, and its way from the anchor is within
     # 120 deg of straight back from the bow.

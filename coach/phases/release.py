@@ -165,9 +165,14 @@ class ReleaseWatch:
         """None while the confirmation window is open; then True (released: the release is placed on the shot)
         or False (a twitch: the candidate is dropped)."""
         t_c, thr = shot.cand.t, shot.cand.confirm_sw
-        if self._buf[-1].t - t_c < P.release_confirm_s - 1e-6:
+        waited = self._buf[-1].t - t_c
+        if waited < P.release_confirm_s - 1e-6:
             return None
         ds = self._cand_dists(shot)
+        if waited < P.release_confirm_max_s - 1e-6 and not self._seen_late(ds, t_c):
+            # MediaPipe lost the archer right after the jump (a fast spring-back at a low frame rate blurs the
+            # arms and the guard blanks them): nothing seen tells nothing, so wait until they are seen again.
+            return None
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
         if ev.released and self._went_back(shot, away):
@@ -175,6 +180,10 @@ class ReleaseWatch:
             return True
         shot.cand = None
         return False
+
+    def _seen_late(self, ds: list[tuple[int, float]], t_c: float) -> bool:
+        """Some frame of the later half of the confirmation window shows a wrist."""
+        return any(self._buf[i].t >= t_c + P.release_confirm_s / 2 - 1e-6 for i, _ in ds)
 
     def accept_at_end(self, shot: OpenShot) -> bool:
         """The video ended inside the confirmation window (real02: 4 frames after the release): a hand still

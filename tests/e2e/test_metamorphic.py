@@ -39,7 +39,6 @@ KNOWN_MISSES = {
     "hand reads as staying: a false hou_shou_xiao",
     ("fault_bow_arm", "half_rate"): "at 15 fps shot 2 reads as a dead release (hou_shou_xiao)",
     ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found",
-    ("fault_hold", "half_rate"): "at 15 fps shot 1 (the restless hold) is not found",
     ("fault_release", "half_rate"): "at 15 fps shot 1's creep before the release (liang_zhai) is not measured",
 }
 

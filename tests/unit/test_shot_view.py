@@ -1,0 +1,97 @@
+"""Which view a shot is judged from: an arrow pointing into the depth is not face-on, whatever the shoulders
+look like (coach/shot_view.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from coach.engine import RuleEngine, Sample
+from coach.landmarks import INDEX
+from coach.shot_view import ARROW_SQUARE_MIN, arrow_squareness, shot_view
+from posture_rules.pack import load_pack
+from tests.support.archer_series import Archer, shot
+
+_ARMS = [INDEX[f"{s}_{p}"] for s in ("left", "right") for p in ("elbow", "wrist", "pinky", "index", "thumb")]
+
+
+def _arms_yawed(series, yaw_deg: float):
+    """The same shot with the arms turned `yaw_deg` out of the picture's plane about each shoulder (the
+    camera down-range of an archer whose shoulders still look square): horizontal arm lengths shorten by
+    cos(yaw), the arms hanging down at setup do not."""
+    c = math.cos(math.radians(yaw_deg))
+    out = []
+    for b in series.bodies:
+        xy = b.xy.copy()
+        for side in ("left", "right"):
+            sh = xy[INDEX[f"{side}_shoulder"], 0]
+            idx = [
+                i for i in _ARMS if i in {INDEX[f"{side}_{p}"] for p in ("elbow", "wrist", "pinky", "index", "thumb")}
+            ]
+            xy[idx, 0] = sh + (xy[idx, 0] - sh) * c
+        out.append(replace(b, xy=xy))
+    return replace(series, bodies=out)
+
+
+# The feet hidden: the parametric archer's short legs would make every shot a high camera's.
+SQUARE = Archer(hidden=("left_ankle", "right_ankle"))
+
+
+def _window(series):
+    lo = series.anchor_frame
+    return lo, series.release_frame
+
+
+def test_a_square_shot_is_face_on() -> None:
+    s = shot(SQUARE)
+    assert arrow_squareness(s.bodies, *_window(s)) > 0.85
+    assert shot_view(s.bodies, s, "face-on").view == "face-on"
+
+
+@pytest.mark.parametrize("yaw, view", [(20, "face-on"), (40, "face-on"), (55, "other"), (70, "other")])
+def test_the_arrow_into_the_depth_is_not_face_on(yaw: float, view: str) -> None:
+    s = _arms_yawed(shot(SQUARE), yaw)
+    sq = arrow_squareness(s.bodies, *_window(s))
+    assert sq < arrow_squareness(shot(SQUARE).bodies, *_window(s))
+    assert (sq >= ARROW_SQUARE_MIN) == (view == "face-on")
+    assert shot_view(s.bodies, s, "face-on").view == view
+
+
+def test_an_unseen_bow_arm_does_not_change_the_view() -> None:
+    s = _arms_yawed(shot(replace(SQUARE, hidden=SQUARE.hidden + ("left_wrist",))), 70)
+    assert math.isnan(arrow_squareness(s.bodies, *_window(s)))
+    assert shot_view(s.bodies, s, "face-on").view == "face-on"
+
+
+def test_a_yawed_shot_has_no_face_on_fault() -> None:
+    """A low draw elbow and a tilted arrow, filmed with the arrow 70° into the depth: the picture's angles are
+    not the body's, so the face-on rules are not judged, while the timing rules still are."""
+    s = _arms_yawed(shot(replace(SQUARE, elbow_dy=-60.0, arrow_tilt=-25.0)), 70)
+    pack = load_pack()
+    engine = RuleEngine(pack, buffer_s=60.0, fps=15.0)
+    for b in s.bodies:
+        engine.buffer.append(Sample(b, engine.measure(b)))
+    findings, _ = engine.judge_shot(s, shot_view(s.bodies, s, "face-on").view)
+    by_rule = {f.rule: f for f in findings}
+    for rid in ("ti_shou", "straight_bow_arm", "level_as_water"):
+        assert by_rule[rid].verdict == "not_assessable" and "other view" in by_rule[rid].reason, by_rule[rid]
+    assert by_rule["draw_tempo"].verdict in ("pass", "fault")
+    square = RuleEngine(pack, buffer_s=60.0, fps=15.0)
+    sq = shot(replace(SQUARE, elbow_dy=-60.0, arrow_tilt=-25.0))
+    for b in sq.bodies:
+        square.buffer.append(Sample(b, square.measure(b)))
+    judged, _ = square.judge_shot(sq, shot_view(sq.bodies, sq, "face-on").view)
+    assert {f.rule for f in judged if f.verdict == "fault"} >= {"ti_shou"}
+
+
+def test_marks_are_a_guess_when_the_draw_runs_into_the_depth() -> None:
+    """The draw moves the hand along the arrow: with the arrow into the depth, the draw start and the anchor
+    are no surer than a guess; a square view leaves them as the tracker found them."""
+    found = {"draw_start": 0.9, "anchor": 0.9}
+    square = shot(SQUARE)
+    assert shot_view(square.bodies, square, "face-on").marks_confidence(found) == found
+    yawed = _arms_yawed(shot(SQUARE), 70)
+    capped = shot_view(yawed.bodies, yawed, "face-on").marks_confidence(found)
+    assert capped["draw_start"] < 0.5 and capped["anchor"] < 0.5
