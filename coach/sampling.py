@@ -9,6 +9,9 @@ and on every frame from a little before a raise could start until the shot's fol
                                                                          on every frame until the archer is
                                                                          back at rest (dense)
 
+A video source keeps no pictures in the ring: it decodes the samples' frames (and those every other frame
+refers to), and the ring's pictures again from the keyframe before them on a trigger (coach/adaptive_video.py).
+
 Why the analyzer gets an empty PoseFrame (no person) for each frame the model skipped rather than no frame at
 all: every frame-counted window downstream (the smoother, the despiker, the shoulder-width quantile and its
 refresh, the view's every-15th-frame check, the engine's buffer) then stays aligned with a full-rate run, and
