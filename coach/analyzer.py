@@ -28,7 +28,7 @@ from .phases import PhaseTracker, ShotPhases, phase_windows
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
-from .shot_view import ShotView, shot_view
+from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
 # A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
@@ -40,6 +40,14 @@ LET_DOWN_NOTES = {
     "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
     "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
 }
+# How far before the anchor the live view looks for the arms' own length (the raise and the draw).
+LIVE_VIEW_LOOKBACK_S = 2.0
+# A shot judged from an oblique view because its arrow pointed into the depth (coach/shot_view.py).
+ALONG_DEPTH_NOTE = (
+    "shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the rules "
+    "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
+    "the arrow to have them judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/)
@@ -83,6 +91,7 @@ class Analyzer:
         self.frames_seen = 0
         self.frames_with_person = 0
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
+        self._depth_notes: list[str] = []  # ALONG_DEPTH_NOTE of each shot filmed along its arrow
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -136,7 +145,7 @@ class Analyzer:
                 self._legs.append(legs)
                 self._recent_legs.append(legs)
             if body.index % 15 == 0:
-                self._view = classify_view(self._recent_ratios, self._recent_legs).view
+                self._view = self._live_view(body.index)
         upd = self.tracker.push(body)
         if self._handedness is None and self.tracker.handedness is not None:
             self._learn_handedness(self.tracker.handedness)
@@ -158,6 +167,17 @@ class Analyzer:
                 s.body.sides = sides
                 s.values = self.engine.measure(s.body)
 
+    def _live_view(self, now: int) -> str:
+        """The view the live faults are judged from: the recent shoulders, and at full draw the shot's own view,
+        so a shot filmed along its arrow flags no face-on fault live that its verdict would not judge."""
+        view = classify_view(self._recent_ratios, self._recent_legs).view
+        anchor = self.tracker.full_draw_since
+        if view != "face-on" or anchor is None:
+            return view
+        lo = max(anchor - int(LIVE_VIEW_LOOKBACK_S * self.fps), 0)
+        bodies = [s.body for s in self.engine.samples_between(lo, now)]
+        return "other" if arrow_squareness(bodies, anchor, now + 1) < ARROW_SQUARE_MIN else view
+
     # ---- per shot --------------------------------------------------------------------------------------
     def _shot_view(self, sp: ShotPhases) -> ShotView:
         lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
@@ -169,6 +189,8 @@ class Analyzer:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
+        if view.along_depth:
+            self._depth_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)
         shot = ShotResult(
             index=len(self.shots),
@@ -246,6 +268,7 @@ class Analyzer:
             notes.append(
                 LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             )
+        notes += self._depth_notes
         for a, ta, b, tb in self.tracker.unseen_draws:
             notes.append(
                 f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "

@@ -232,6 +232,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "{t0}–{t1} s: full draw, then the picture changed as the hand moved (an edit's cut or the camera swung "
         "away): whether an arrow left cannot be told; not judged as a shot.",
     ),
+    "note_along_depth": (
+        "第 {n} 箭：箭指向鏡頭深處（滿弓時弓臂只見其長的 {pct}%）：畫面平面上量的規則不判斷，開弓起點與靠位不確定；"
+        "請與箭垂直拍攝。",
+        "Shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the "
+        "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
+        "square to the arrow to have them judged.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

@@ -29,6 +29,7 @@ _SAMPLED = re.compile(
     r"^adaptive analysis: the pose model ran on (?P<runs>\d+) of (?P<frames>\d+) frames; (?P<sparse>\d+) frames in "
     r"(?P<n>\d+) stretches with nobody drawing were sampled at (?P<fps>[\d.]+) fps"
 )  # coach/sampling.py SamplingLog.note
+_ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \(the bow arm seen at (?P<pct>\d+) %")
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -78,6 +79,7 @@ def note_text(note: str, lang: str) -> str:
         (_LET_DOWN, "note_let_down"),
         (_VIDEO_ENDED, "note_video_ended"),
         (_VIEW_LOST, "note_view_lost"),
+        (_ALONG_DEPTH, "note_along_depth"),
     ):
         m = pattern.match(note)
         if m:

@@ -59,6 +59,13 @@ class PhaseTracker:
         self.let_downs: list[LetDown] = []  # full draws that were not shot
 
     # ---- public -----------------------------------------------------------------------------------------
+    @property
+    def full_draw_since(self) -> int | None:
+        """The anchor frame of the shot now at full draw (held, or its release being confirmed); else None."""
+        if self._shot is None or self._state not in (TrackerState.HOLD, TrackerState.CANDIDATE):
+            return None
+        return self._shot.anchor_at.frame
+
     def push(self, body: Body) -> PhaseUpdate:
         f = _frame(body)
         done: list[ShotPhases] = []

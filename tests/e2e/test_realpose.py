@@ -100,16 +100,20 @@ def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
     face-on verdict (not judged from an oblique view), while the square views keep theirs."""
     if not REALPOSE.is_dir():
         pytest.skip(f"{REALPOSE} not found")
+    from coach.dashboard.machine_text import note_text
     from coach.evaluate import analyse_clip, labelled_clips
     from posture_rules.pack import load_pack
 
     face_on = {r.id for r in load_pack().rules if r.views == ("face-on",)}
     clips = {c.name: c for c in labelled_clips(REALPOSE)}
     for name in ARROW_INTO_THE_DEPTH + SQUARE:
-        (shot,) = analyse_clip(clips[name]).shots
+        report = analyse_clip(clips[name])
+        (shot,) = report.shots
+        depth_notes = [n for n in report.notes if "the arrow pointed into the depth" in n]
         judged = [f for f in shot.findings if f.rule in face_on and f.verdict in ("pass", "fault")]
         if name in SQUARE:
             assert len(judged) >= 5, (name, judged)
+            assert depth_notes == [], depth_notes
         else:
             assert judged == [], (name, judged)
             assert any(f.reason == "not judged from a other view" for f in shot.findings if f.rule in face_on)
@@ -117,3 +121,37 @@ def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
             assert shot.marks_confidence["draw_start"] < 0.5 and shot.marks_confidence["anchor"] < 0.5
             tempo = next(f for f in shot.findings if f.rule == "draw_tempo")
             assert tempo.verdict == "not_assessable" and tempo.reason.startswith("phase uncertain"), tempo
+            # The session says why, in the coach's language too.
+            (note,) = depth_notes
+            assert note.startswith("shot 1: ") and "film square to the arrow" in note
+            zh = note_text(note, "zh")
+            assert zh.startswith("第 1 箭") and "箭指向鏡頭深處" in zh, zh
+
+
+def test_live_faults_follow_the_shots_own_view() -> None:
+    """Frame by frame (the live overlay, the annotated video), a shot filmed along its arrow flags no face-on
+    fault at full draw, as its verdict judges none; a square view still flags what it sees."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.analyzer import Analyzer
+    from coach.evaluate import labelled_clips
+    from posture_rules.pack import Profile, load_pack
+
+    face_on = {r.id for r in load_pack().rules if r.views == ("face-on",)}
+    clips = {c.name: c for c in labelled_clips(REALPOSE)}
+
+    def live_faults_at_full_draw(name: str) -> set[str]:
+        clip = clips[name]
+        track = load_posetrack(clip.track)
+        (want,) = clip.shots
+        analyzer = Analyzer(track.fps, track.width, track.height, profile=Profile(handedness=clip.labels["handedness"]))
+        seen: set[str] = set()
+        hold = range(want["anchor_frame"] + int(track.fps), want["release_frame"] - 2)
+        analyzer.frame_listeners.append(lambda r: seen.update(r.active_faults) if r.index in hold else None)
+        for pf in track.frames:
+            analyzer.push_pose(pf)
+        analyzer.finish()
+        return seen & face_on
+
+    assert live_faults_at_full_draw("real01_compound_front_oblique") == set()
+    assert live_faults_at_full_draw("real07_recurve_faceon_close_longhold") == set()
