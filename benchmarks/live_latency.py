@@ -13,7 +13,7 @@ processes' CPU shows up directly in these figures. Aim: p95 ≤ 100 ms at 30 fps
 frame ring, no store) and the dashboard Live page's (`streamlit run app.py` on a temporary store, the page open
 in headless Chromium, the clip given as "this computer's camera"; the figures read back from the stored session's
 report), and prints frames analysed / dropped side by side with the CPU seconds of the dashboard's process and
-of Chromium. Without Chromium and Playwright the dashboard side is `hub.CameraRun` driven in this process with a
+of Chromium. Without Chromium and Playwright the dashboard side is `runs.CameraRun` driven in this process with a
 page thread doing what the page does every `REFRESH_S` (snapshot, picture); that misses Streamlit's own rerun
 cost, which is what the real page paid. On a loaded machine compare within one run, not across runs.
 """
@@ -132,7 +132,7 @@ def run_dashboard_in_process(path: Path) -> dict:
     import tempfile
 
     from coach.live.dashboard import REFRESH_S
-    from coach.live.hub import CameraRun
+    from coach.live.runs import CameraRun
 
     t0 = time.process_time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -189,7 +189,7 @@ def run_dashboard_in_browser(path: Path) -> dict | None:
         chromium = sum(_proc_cpu_s(p) for p, (c, _) in procs.items() if "chrom" in c and _descends(p, me, procs))
         browser.close()
         with Store.open(Path(tmp) / "coach.db") as store:
-            live = [(store.session(s["id"])["report"] or {}).get("meta", {}).get("live") for s in store.sessions()]
+            live = [(store.session(s.id).report or {}).get("meta", {}).get("live") for s in store.sessions()]
     live = [x for x in live if x]
     if not live:
         return None

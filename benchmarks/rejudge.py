@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.redirect_stdout(io.StringIO()):
             coach(["analyze", "--pose-track", str(path), "--archer", "bench", "--handedness", "right", "--db", str(db)])
         with Store.open(db) as store:
-            sid = store.sessions()[0]["id"]
+            sid = store.sessions()[0].id
             shots = store.shots(sid)
             mid = len(shots) // 2
             t0 = time.perf_counter()
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             session = store.session(sid)
             plan, apply, cpu = [], [], []
             for r in range(args.rounds):
-                rel = shots[mid]["release_frame"] + (3 if r % 2 == 0 else 0)
+                rel = shots[mid].result.release_frame + (3 if r % 2 == 0 else 0)
                 c = Correction(sid, mid, "move", {"release": rel}, "bench")
                 t0, c0 = time.perf_counter(), time.process_time()
                 plan_correction(session, shots, st, c)

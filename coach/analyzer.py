@@ -192,24 +192,8 @@ class Analyzer:
         if view.along_depth:
             self._depth_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)
-        shot = ShotResult(
-            index=len(self.shots),
-            raise_start_frame=sp.raise_start_frame,
-            draw_start_frame=sp.draw_start_frame,
-            anchor_frame=sp.anchor_frame,
-            release_frame=sp.release_frame,
-            end_frame=sp.end_frame,
-            fps=self.fps,
-            times_s=self._phase_times(sp),
-            findings=findings,
-            measures=measures,
-            complete=sp.complete,
-            release_source=sp.release_source,
-            flight_time_s=sp.flight_time_s,
-            hand_stayed=sp.hand_stayed,
-            release_confidence=sp.release_confidence,
-            release_evidence=list(sp.release_evidence),
-            marks_confidence=dict(sp.marks_confidence),
+        shot = ShotResult.from_phases(
+            sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
         )
         self.shots.append(shot)
         if self.listeners:

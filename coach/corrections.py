@@ -34,6 +34,7 @@ from .rejudge import (
     judge_session,
 )
 from .results import Finding, ShotResult, _num
+from .store.records import StoredSession, StoredShot
 
 MOVE, DELETE, ADD, LET_DOWN = "move", "delete", "add", "let_down"
 ACTIONS = (MOVE, DELETE, ADD, LET_DOWN)
@@ -131,16 +132,17 @@ def _check(c: Correction, shots: list[ShotResult]) -> None:
 
 
 def plan_correction(
-    session: dict, stored: list[dict], st: SessionTrack, c: Correction, at: str | None = None
+    session: StoredSession, stored: list[StoredShot], st: SessionTrack, c: Correction, at: str | None = None
 ) -> CorrectionPlan:
     """The session after the correction (pure: nothing is written). `session`: the store's session record
-    (with its report), `stored`: its shots' JSON, `st`: its kept track."""
+    (with its report), `stored`: its shots, `st`: its kept track (whose frame rate the shots are re-read at;
+    the plan renumbers its own copies, never the records')."""
     fps = st.fps
-    shots = [ShotResult.from_json(s, fps) for s in stored]
+    shots = [ShotResult.from_json(s.to_json(), fps) for s in stored]
     _check(c, shots)
     at = at or _now()
     by = c.by.strip() or "coach"
-    report = dict(session.get("report") or {})
+    report = dict(session.report or {})
     notes = list(report.get("notes") or [])
     try:
         out, target, before, changes = ACTION_PLANS[c.action](st, shots, c, by, at, notes)
@@ -293,9 +295,7 @@ def session_track(store, sid: int) -> SessionTrack:
             f"session {sid} has no kept pose track (analysed before tracks were kept): analyse its video again to "
             "correct it",
         )
-    return SessionTrack(
-        track, session.get("handedness") or "right", session.get("view") or "face-on", _pack_for(session)
-    )
+    return SessionTrack(track, session.handedness or "right", session.view or "face-on", _pack_for(session))
 
 
 def apply_correction(store, correction: Correction, st: SessionTrack | None = None) -> CorrectionResult:

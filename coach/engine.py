@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posture_rules.metrics import METRICS, ShotFrames
 from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
+from .metrics import METRICS, ShotFrames
 from .phases import PHASE_MARKS, SETUP_S, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 

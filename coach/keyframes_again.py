@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .store import KeyFrame, encode_thumbnail
+from .store import KeyFrame, StoredSession, encode_thumbnail
 
 SEEK_BEFORE_MS = 1500.0  # seek this far before the frame: containers seek to the key frame before a time
 READ_MAX = 600  # frames read forward at most per key frame
@@ -45,16 +45,16 @@ def grab_by_time(path: str | Path, times_ms: dict[int, float]) -> dict[int, np.n
     return out
 
 
-def key_frames_again(store, session: dict, plan, t_ms_of) -> None:
+def key_frames_again(store, session: StoredSession, plan, t_ms_of) -> None:
     """The re-judged shot's key frames where its marks now are, read from the session's video when it is still
     there (the store dropped those that no longer sit on the marks). A key frame is a nicety: any failure
     leaves the shot without it."""
-    src = Path(str(session.get("source") or ""))
+    src = Path(str(session.source or ""))
     todo = [p for p in plan.shots if p.key_frames and p.poses]
     if not todo or not src.is_file() or src.suffix.lower() in (".json", ".gz"):
         return
     try:
-        stored = {s["index"]: s["_id"] for s in store.shots(plan.session_id)}
+        stored = {s.index: s.id for s in store.shots(plan.session_id)}
         for p in todo:
             shot_id = stored[p.result.index]
             have = {k.kind for k in store.key_frames(shot_id)}
@@ -65,7 +65,7 @@ def key_frames_again(store, session: dict, plan, t_ms_of) -> None:
             for kind, f in want.items():
                 if f not in images:
                     continue
-                jpeg, scale = encode_thumbnail(images[f], int(session.get("width") or images[f].shape[1]))
+                jpeg, scale = encode_thumbnail(images[f], int(session.width or images[f].shape[1]))
                 b = p.poses.get(f)
                 lm = (
                     None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .errors import CoachError
 from .evaluate import ClipScore, Summary, analyse_clip, contradicted_faults, labelled_clips, score_clip, summarise
+from .store.records import CorrectionRecord, StoredSession, StoredShot
 
 LABELS_SCHEMA = "coach.labels/1"
 # How far a tracker's mark may be from the coach's and still count (frames), as the hand labels give them.
@@ -31,51 +32,53 @@ class Exported:
     shots: int
 
 
-def clip_name(session: dict, archer: str) -> str:
+def clip_name(session: StoredSession, archer: str) -> str:
     """A file name for the session's clip: session id, archer and video name (any script; no separators)."""
-    stem = Path(str(session.get("source") or "")).name
+    stem = Path(str(session.source or "")).name
     for suffix in (".json", ".gz"):
         stem = stem.removesuffix(suffix)
     stem = stem.removesuffix(".pose")
-    raw = f"session{session['id']}-{archer}-{Path(stem).stem or 'video'}"
+    raw = f"session{session.id}-{archer}-{Path(stem).stem or 'video'}"
     return re.sub(r"[^\w.\-]+", "_", raw, flags=re.UNICODE)[:120]
 
 
-def session_labels(session: dict, shots: list[dict], corrections: list[dict], track, by: str) -> dict:
+def session_labels(
+    session: StoredSession, shots: list[StoredShot], corrections: list[CorrectionRecord], track, by: str
+) -> dict:
     """The `coach.labels/1` document of a session: its shots' marks, where each came from, its let-downs."""
-    corrected_by = sorted({c["by"] for c in corrections})
+    corrected_by = sorted({c.by for c in corrections})
     out_shots = []
-    for s in shots:
-        if s.get("release_frame") is None:
+    for s in (stored.result for stored in shots):
+        if s.release_frame is None:
             continue
         out_shots.append(
             {
-                "raise_start": s.get("raise_start_frame"),
-                "draw_start": s.get("draw_start_frame"),
-                "anchor_frame": s.get("anchor_frame"),
-                "release_frame": s.get("release_frame"),
+                "raise_start": s.raise_start_frame,
+                "draw_start": s.draw_start_frame,
+                "anchor_frame": s.anchor_frame,
+                "release_frame": s.release_frame,
                 "tolerance_frames": dict(TOLERANCE_FRAMES),
-                "corrected": bool(s.get("corrected")),
+                "corrected": bool(s.corrected),
             }
         )
     let_downs = [
-        {"anchor_frame": (c["before"] or {}).get("anchor_frame"), "end_frame": (c["before"] or {}).get("end_frame")}
+        {"anchor_frame": (c.before or {}).get("anchor_frame"), "end_frame": (c.before or {}).get("end_frame")}
         for c in corrections
-        if c["action"] == "let_down"
+        if c.action == "let_down"
     ]
     return {
         "schema": LABELS_SCHEMA,
         "pose_track": "",  # set by the writer
         "fps": track.fps,
         "frames": len(track.frames),
-        "handedness": session.get("handedness") or "right",
-        "view": session.get("view") or "",
+        "handedness": session.handedness or "right",
+        "view": session.view or "",
         "n_shots": len(out_shots),
         "shots": out_shots,
         "let_downs": let_downs,
         "observations": [],
         "note": (
-            f"exported from session {session['id']} of a coach store; marks corrected by "
+            f"exported from session {session.id} of a coach store; marks corrected by "
             f"{', '.join(corrected_by) or by} ({len(corrections)} correction(s)), the other marks the machine's as "
             "the coach reviewed them; frame numbers are 0-based indices of the decoded video, the same as the pose "
             "track's frames"
@@ -106,7 +109,7 @@ def export_sessions(
         track = store.pose_track(sid)
         if track is None:
             raise CoachError(None, f"session {sid} has no kept pose track (analysed before tracks were kept)")
-        archer = store.archer_by_id(session["archer_id"]).name
+        archer = store.archer_by_id(session.archer_id).name
         todo.append((session, corrections, track, clip_name(session, archer)))
     if out.exists() and not out.is_dir():
         raise CoachError(out, "is not a folder")
@@ -117,12 +120,12 @@ def export_sessions(
         for p in (labels_path, track_path):
             if p.exists() and not force:
                 raise CoachError(p, "exists (give --force to overwrite)")
-        shots = store.shots(session["id"])
+        shots = store.shots(session.id)
         doc = session_labels(session, shots, corrections, track, by)
         doc["pose_track"] = track_path.name
         save_posetrack(track, track_path)
         labels_path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
-        done.append(Exported(session["id"], name, labels_path, track_path, doc["n_shots"]))
+        done.append(Exported(session.id, name, labels_path, track_path, doc["n_shots"]))
     return done
 
 

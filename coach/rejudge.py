@@ -32,6 +32,7 @@ from .phases import SETUP_S, P, ShotPhases, phase_windows
 from .phases.anchor import refine_anchor
 from .phases.frames import TrackFrame, _frame, anchor_pose
 from .phases.lookback import _back_raise_draw
+from .phases.shot import TimeOf
 from .phases.state import Mark, OpenShot
 from .pose_frame import PoseTrack
 from .results import Finding, ShotResult
@@ -59,6 +60,34 @@ class Marks:
 
     def as_dict(self) -> dict[str, int | None]:
         return {m: getattr(self, m) for m in (*MARKS, "end")}
+
+    def phases(self, index: int, t: TimeOf, handedness: str, **evidence) -> ShotPhases:
+        """The shot's phases on these marks: each mark's time from `t` (a frame's time in s, 0 where unknown),
+        the hold and the follow-through placed by `phase_windows`; `evidence`: ShotPhases' release and marks
+        evidence fields (release_confidence, marks_confidence, release_source, …)."""
+        ms = {m: (t(f) or 0.0) * 1000.0 for m, f in self.as_dict().items() if f is not None}
+        sp = ShotPhases(
+            index=index,
+            raise_start_frame=self.raise_start,
+            draw_start_frame=self.draw_start,
+            anchor_frame=self.anchor,
+            release_frame=self.release,
+            end_frame=self.end,
+            raise_start_ms=ms["raise_start"],
+            draw_start_ms=ms["draw_start"],
+            anchor_ms=ms["anchor"],
+            release_ms=ms.get("release"),
+            end_ms=ms["end"],
+            complete=True,
+            handedness=handedness,
+            hold_start_frame=self.anchor,
+            follow_start_frame=None,
+            **evidence,
+        )
+        w = phase_windows(sp, t)
+        sp.hold_start_frame = min(w["hold"][0], self.end) if "hold" in w else self.anchor
+        sp.follow_start_frame = min(w["follow_through"][0], self.end) if "follow_through" in w else None
+        return sp
 
     def check(self, n_frames: int) -> None:
         seq = [(m, getattr(self, m)) for m in MARKS if getattr(self, m) is not None]
@@ -140,34 +169,6 @@ def _shot_view(st: SessionTrack, bodies: Sequence[Body], sp: ShotPhases) -> str:
     return shot_view(inside, sp, st.view).view
 
 
-def _phases(st: SessionTrack, m: Marks, index: int, conf: dict[str, float], release_conf: float) -> ShotPhases:
-    t = st.t
-    rel_ms = None if m.release is None else (t(m.release) or 0.0) * 1000.0
-    sp = ShotPhases(
-        index=index,
-        raise_start_frame=m.raise_start,
-        draw_start_frame=m.draw_start,
-        anchor_frame=m.anchor,
-        release_frame=m.release,
-        end_frame=m.end,
-        raise_start_ms=(t(m.raise_start) or 0.0) * 1000.0,
-        draw_start_ms=(t(m.draw_start) or 0.0) * 1000.0,
-        anchor_ms=(t(m.anchor) or 0.0) * 1000.0,
-        release_ms=rel_ms,
-        end_ms=(t(m.end) or 0.0) * 1000.0,
-        complete=True,
-        handedness=st.handedness,
-        hold_start_frame=m.anchor,
-        follow_start_frame=None,
-        release_confidence=release_conf,
-        marks_confidence=dict(conf),
-    )
-    w = phase_windows(sp, t)
-    sp.hold_start_frame = min(w["hold"][0], m.end) if "hold" in w else m.anchor
-    sp.follow_start_frame = min(w["follow_through"][0], m.end) if "follow_through" in w else None
-    return sp
-
-
 def judge_marks(
     st: SessionTrack,
     marks: Marks,
@@ -184,29 +185,32 @@ def judge_marks(
     lo = max(0, marks.raise_start - int(round(SETUP_S * st.fps)) - 2)
     bodies = st.bodies(lo, marks.end)
     engine = _engine(st, bodies)
-    sp = _phases(st, marks, index, marks_confidence or {}, release_confidence)
-    findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, sp))
-    same_release = like is not None and like.release_frame == marks.release
-    shot = ShotResult(
-        index=index,
-        raise_start_frame=marks.raise_start,
-        draw_start_frame=marks.draw_start,
-        anchor_frame=marks.anchor,
-        release_frame=marks.release,
-        end_frame=marks.end,
-        fps=st.fps,
-        times_s=phase_times(sp, st.t),
-        findings=findings,
-        measures=measures,
-        complete=True,
-        release_source=like.release_source if same_release else "coach" if like is not None else "pose",
-        flight_time_s=like.flight_time_s if same_release else None,
-        hand_stayed=like.hand_stayed if same_release else False,
+    sp = marks.phases(
+        index,
+        st.t,
+        st.handedness,
         release_confidence=release_confidence,
-        release_evidence=list(like.release_evidence) if same_release else [],
         marks_confidence=dict(marks_confidence or {}),
+        **_kept_release(like, marks.release),
     )
+    findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, sp))
+    shot = ShotResult.from_phases(sp, findings, measures, index=index, fps=st.fps, times_s=phase_times(sp, st.t))
     return Rejudged(shot, _series(engine, sp, st.t), {b.index: b for b in bodies})
+
+
+def _kept_release(like: ShotResult | None, release: int | None) -> dict:
+    """What a re-judged shot keeps of the stored shot it replaces: where the release did not move, how it was
+    timed (sound) and what agreed on it; where it moved, that the coach placed it."""
+    if like is None:
+        return {"release_source": "pose"}
+    if like.release_frame != release:
+        return {"release_source": "coach"}
+    return {
+        "release_source": like.release_source,
+        "flight_time_s": like.flight_time_s,
+        "hand_stayed": like.hand_stayed,
+        "release_evidence": tuple(like.release_evidence),
+    }
 
 
 def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .phases import ShotPhases
 
 SESSION_SCHEMA = "coach.session/1"
 
@@ -153,6 +157,40 @@ class ShotResult:
     @property
     def faults(self) -> list[Finding]:
         return [f for f in self.findings if f.verdict == FAULT]
+
+    @classmethod
+    def from_phases(
+        cls,
+        sp: ShotPhases,
+        findings: list[Finding],
+        measures: dict[str, float | None],
+        *,
+        index: int,
+        fps: float,
+        times_s: dict[str, float | None],
+    ) -> ShotResult:
+        """A judged shot: its marks and release evidence from the tracker's (or a coach's) phases, its verdicts
+        and measures from the engine. The one place a shot's phases become its result (the analysis and the
+        re-judging of a corrected shot both come here)."""
+        return cls(
+            index=index,
+            raise_start_frame=sp.raise_start_frame,
+            draw_start_frame=sp.draw_start_frame,
+            anchor_frame=sp.anchor_frame,
+            release_frame=sp.release_frame,
+            end_frame=sp.end_frame,
+            fps=fps,
+            times_s=times_s,
+            findings=findings,
+            measures=measures,
+            complete=sp.complete,
+            release_source=sp.release_source,
+            flight_time_s=sp.flight_time_s,
+            hand_stayed=sp.hand_stayed,
+            release_confidence=sp.release_confidence,
+            release_evidence=list(sp.release_evidence),
+            marks_confidence=dict(sp.marks_confidence),
+        )
 
     @classmethod
     def from_json(cls, s: dict, fps: float) -> ShotResult:

@@ -4,8 +4,9 @@ the body landmarks cannot judge, with what they would need."""
 
 from __future__ import annotations
 
-from posture_rules.metrics import METRICS
 from posture_rules.pack import Rule, RulePack, Thresholds
+
+from .metrics import METRICS
 
 UNITS = {"deg": "°", "SW": " SW", "s": " s", "ratio": "", "log": ""}
 

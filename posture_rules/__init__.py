@@ -1,10 +1,23 @@
-"""The 射經 rules as data: a versioned, validated rule pack (TOML) and the registry of metric functions.
+"""The 射經 rules as data: a versioned, validated rule pack (TOML), its loader, and the names a pack may use.
 
-Direction of imports: this package sits on coach's base (`coach.errors`, `safe_io`, `geometry`, `landmarks`,
-`kinematics`), which never imports it; the rest of `coach` (the analysis, store, reports) sits on this package
-(tests/unit/test_import_cycles.py holds both to it)."""
+Direction of imports: this package imports nothing of `coach` (tests/unit/test_import_cycles.py holds it to
+that); `coach` sits on it. The metric functions a rule names are the analysis's (coach/metrics/); the pack
+knows them by name, scope and landmarks from vocabulary.json, which the analysis writes."""
 
-from .metrics import METRICS, Metric, metric
+from .errors import CoachError, RulePackError
 from .pack import DEFAULT_PACK, Profile, Rule, RulePack, Thresholds, load_pack
+from .vocabulary import BODY_PARTS, METRIC_NAMES, MetricName
 
-__all__ = ["DEFAULT_PACK", "METRICS", "Metric", "Profile", "Rule", "RulePack", "Thresholds", "load_pack", "metric"]
+__all__ = [
+    "BODY_PARTS",
+    "DEFAULT_PACK",
+    "METRIC_NAMES",
+    "CoachError",
+    "MetricName",
+    "Profile",
+    "Rule",
+    "RulePack",
+    "RulePackError",
+    "Thresholds",
+    "load_pack",
+]

@@ -1,6 +1,6 @@
 """Rule packs: TOML files of rules, validated at load with errors that name the file, the rule and the field.
 
-A rule names a metric from the registry, the phases and camera views it applies to, and thresholds:
+A rule names a metric of the analysis (posture_rules/vocabulary.py lists them), the phases and camera views it applies to, and thresholds:
 a fault *enters* when the value goes beyond `enter_above` / `enter_below` and *exits* only when it comes
 back inside `exit_above` / `exit_below` (hysteresis), and must last `min_duration_s` to count.
 Rules the body landmarks cannot judge stay in the pack with `observable = false` and `needs`, so a coach
@@ -10,14 +10,15 @@ sees them listed and knows why they are not checked.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
-from coach.errors import RulePackError
-
-from .metrics import METRICS
+from .errors import RulePackError
+from .vocabulary import BODY_PARTS, METRIC_NAMES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -100,7 +101,7 @@ class Rule:
 
     @property
     def scope(self) -> str | None:
-        return METRICS[self.metric].scope if self.metric else None
+        return METRIC_NAMES[self.metric].scope if self.metric else None
 
     def applies_to_view(self, view: str) -> bool:
         return "any" in self.views or view in self.views
@@ -224,8 +225,8 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
         return Rule(**kw)
 
     metric = raw.get("metric")
-    if metric not in METRICS:
-        raise _fail(path, f"unknown metric {metric!r} (known: {', '.join(sorted(METRICS))})", rid, "metric")
+    if metric not in METRIC_NAMES:
+        raise _fail(path, f"unknown metric {metric!r} (known: {', '.join(sorted(METRIC_NAMES))})", rid, "metric")
     kw["metric"] = metric
     for key, allowed in (("phases", PHASES), ("views", VIEWS)):
         vals = raw.get(key)
@@ -261,29 +262,56 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
         bp = raw["body_parts"]
         if not isinstance(bp, list) or not all(isinstance(x, str) for x in bp):
             raise _fail(path, "must be a list of landmark names", rid, "body_parts")
-        from coach.landmarks import RIGHT
-
-        unknown_parts = [x for x in bp if x not in RIGHT.index]
+        unknown_parts = [x for x in bp if x not in BODY_PARTS]
         if unknown_parts:
             raise _fail(path, f"unknown landmark {unknown_parts[0]!r} (e.g. bow_wrist, draw_elbow)", rid, "body_parts")
         kw["body_parts"] = tuple(bp)
     else:
-        kw["body_parts"] = METRICS[metric].landmarks
+        kw["body_parts"] = METRIC_NAMES[metric].landmarks
     return Rule(**kw)
 
 
-MAX_PACK_BYTES = 4 << 20  # the bundled pack is 30 KB; a FIFO or /dev/urandom must not be read forever
+MB = 1 << 20
+MAX_PACK_BYTES = 4 * MB  # the bundled pack is 30 KB; a FIFO or /dev/urandom must not be read forever
+
+
+def _read_file(p: Path) -> bytes:
+    """The pack file's bytes. Only a regular file of at most MAX_PACK_BYTES is read: it is opened without
+    blocking (a FIFO would wait for a writer) and judged by fstat before a byte is read (/dev/urandom never
+    ends). The same guards as coach.safe_io.read_bounded, here because the pack format imports nothing of coach."""
+    name = os.fspath(p)
+    shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if shown != name:  # undecodable bytes arrive as lone surrogates, which cannot be printed or stored
+        raise _fail(shown, "the file name is not valid UTF-8; rename the file")
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise _fail(p, "no such rule pack file") from None
+    except OSError as e:
+        raise _fail(p, f"cannot be read ({(e.strerror or type(e).__name__).lower()})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise _fail(p, "is a folder, not a rule pack file")
+        if not stat.S_ISREG(st.st_mode):
+            raise _fail(p, "is not a regular file (a pipe, device or socket), not a rule pack file")
+        if st.st_size > MAX_PACK_BYTES:
+            raise _fail(
+                p, f"is {st.st_size / MB:.0f} MB, more than the {MAX_PACK_BYTES // MB} MB a rule pack file may be"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_PACK_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PACK_BYTES:  # grew since the stat
+        raise _fail(p, f"is more than the {MAX_PACK_BYTES // MB} MB a rule pack file may be")
+    return data
 
 
 def load_pack(path: str | Path | None = None) -> RulePack:
-    from coach.errors import CoachError
-    from coach.safe_io import read_bounded
-
     p = Path(path) if path is not None else DEFAULT_PACK
     try:
-        doc = tomllib.loads(read_bounded(p, "rule pack file", MAX_PACK_BYTES).decode("utf-8"))
-    except CoachError as e:
-        raise _fail(e.path, "no such rule pack file" if e.problem == "no such file" else e.problem) from None
+        doc = tomllib.loads(_read_file(p).decode("utf-8"))
     except UnicodeDecodeError as e:
         raise _fail(p, f"cannot be read ({e.__class__.__name__})") from None
     except tomllib.TOMLDecodeError as e:

@@ -50,8 +50,8 @@ class BatchResult:
 def session_summary(store, sid: int) -> tuple[int, int | None, dict[str, int], str]:
     """Shots, frames, faults per rule and notes of a stored session."""
     s = store.session(sid)
-    notes = "; ".join((s.get("report") or {}).get("notes") or [])
-    return store.shot_count(sid), s.get("frame_count"), store.fault_counts(sid), notes
+    notes = "; ".join((s.report or {}).get("notes") or [])
+    return store.shot_count(sid), s.frame_count, store.fault_counts(sid), notes
 
 
 CSV_FIXED = ("file", "archer", "status", "session", "shots", "frames")

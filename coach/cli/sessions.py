@@ -23,10 +23,9 @@ def cmd_sessions(args) -> int:
         return 0
     print_safe(f"{'id':>4}  {'archer':16} {'started (UTC)':25} {'shots':>5} {'faults':>6}  status      source")
     for r in rows:
-        status = "complete" if r["complete"] else "INCOMPLETE"
+        status = "complete" if r.complete else "INCOMPLETE"
         print_safe(
-            f"{r['id']:>4}  {r['archer'][:16]:16} {r['started_at']:25} {r['shots']:>5} {r['faults']:>6}  "
-            f"{status:11} {r['source']}"
+            f"{r.id:>4}  {r.archer[:16]:16} {r.started_at:25} {r.shots:>5} {r.faults:>6}  {status:11} {r.source}"
         )
     return 0
 
@@ -41,17 +40,15 @@ def cmd_show(args) -> int:
         d = gather(store, _session_id(args.session))
     s = d.session
     print_safe(
-        f"Session {s['id']} · {d.archer.name} · {s['started_at']} → {s['finished_at'] or '—'} · "
-        + ("complete" if s["complete"] else f"INCOMPLETE ({len(d.shots)} completed shots recorded)")
+        f"Session {s.id} · {d.archer.name} · {s.started_at} → {s.finished_at or '—'} · "
+        + ("complete" if s.complete else f"INCOMPLETE ({len(d.shots)} completed shots recorded)")
     )
     print_safe(format_report(SessionReport.from_json(report_json(d)), d.pack))
     if d.annotations:
         print_safe("\nCoach's notes:")
         for a in d.annotations:
-            where = " ".join(
-                p for p in (f"shot {a['shot'] + 1}" if a["shot"] is not None else "", a["rule"] or "") if p
-            )
-            print_safe(f"  {a['created_at']} {a['author']}: {a['action']} {where} {a['comment'] or ''}".rstrip())
+            where = " ".join(p for p in (f"shot {a.shot + 1}" if a.shot is not None else "", a.rule or "") if p)
+            print_safe(f"  {a.created_at} {a.author}: {a.action} {where} {a.comment or ''}".rstrip())
     return 0
 
 

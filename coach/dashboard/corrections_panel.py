@@ -111,7 +111,7 @@ def _save(settings, sid: int, pending: dict, by: str) -> None:
     c = Correction(sid, shot, pending["action"], dict(pending["marks"]), by.strip() or "coach")
     try:
         with settings.store() as store:
-            track = _session_track(str(settings.db), sid, store.session(sid).get("finished_at"))
+            track = _session_track(str(settings.db), sid, store.session(sid).finished_at)
             r = apply_correction(store, c, track)
     except CoachError as e:
         st.session_state[f"corr_error.{sid}"] = str(e)
@@ -154,7 +154,7 @@ def correction_panel(settings, sid: int, rd, lang: str | None = None) -> None:
         return
     st.caption(ui.tr("corr_intro"))
     shots = [sv.data for sv in rd.shots]
-    n_frames = int(rd.session.get("frame_count") or 0) or max((s.get("end_frame") or 0 for s in shots), default=0) + 1
+    n_frames = int(rd.session.frame_count or 0) or max((s.get("end_frame") or 0 for s in shots), default=0) + 1
     options = [*range(len(shots)), NEW]
 
     def label(k: int) -> str:
@@ -208,10 +208,10 @@ def correction_panel(settings, sid: int, rd, lang: str | None = None) -> None:
             marks = ", ".join(
                 f"{ui.tr('mark_' + m['mark'])} {'—' if m['before'] is None else m['before']} → "
                 f"{'—' if m['after'] is None else m['after']}"
-                for m in h["marks"]
+                for m in h.marks
             )
-            where = ui.tr("shot", n=(h["shot"] if h["shot"] is not None else h["old_shot"] or 0) + 1)
+            where = ui.tr("shot", n=(h.shot if h.shot is not None else h.old_shot or 0) + 1)
             st.markdown(
-                f"- {local_time(h['at'])} · {where} · {ui.tr('corr_act_' + h['action'])} · {ui.esc(marks)} · "
-                f"{ui.tr('corrected_by', by=ui.esc(h['by']))}"
+                f"- {local_time(h.at)} · {where} · {ui.tr('corr_act_' + h.action)} · {ui.esc(marks)} · "
+                f"{ui.tr('corrected_by', by=ui.esc(h.by))}"
             )

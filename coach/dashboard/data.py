@@ -10,11 +10,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from posture_rules.metrics import METRICS
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshold_problem
 
+from ..metrics import METRICS
 from ..phases import phase_windows
 from ..report.data import latest_actions, local_time, video_name
+from ..store import Annotation, SessionSummary, StoredSession, TrendRow
 from ..valuefmt import limits_parts, unit_mark, value_text
 from .i18n import t
 from .machine_text import reason_text
@@ -46,23 +47,22 @@ def limits_label(threshold: dict | None, unit: str, lang: str) -> str:
     return t("lim_min", lang, lo=lo) if lo else t("lim_max", lang, hi=hi) if hi else ""
 
 
-def session_label(s: dict, lang: str, running: float | None = None) -> str:
+def session_label(s: SessionSummary, lang: str, running: float | None = None) -> str:
     """The session picker's label; `running` is the fraction done while its analysis still runs (it is not
     complete yet, but it did not stop either)."""
-    src = video_name(s.get("source"))
     label = t(
         "session_label",
         lang,
-        id=s["id"],
-        archer=s["archer"],
-        source=src,
-        date=local_time(s.get("started_at")),
-        shots=s.get("shots", 0),
-        faults=s.get("faults", 0),
+        id=s.id,
+        archer=s.archer,
+        source=video_name(s.source),
+        date=local_time(s.started_at),
+        shots=s.shots,
+        faults=s.faults,
     )
     if running is not None:
         return f"{label} · {t('analysing', lang, pct=round(100 * running))}"
-    return label if s.get("complete", True) else f"{label} · {t('incomplete', lang)}"
+    return label if s.complete else f"{label} · {t('incomplete', lang)}"
 
 
 def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
@@ -76,7 +76,7 @@ def shot_phase_windows(shot: dict, fps: float) -> dict[str, tuple[int, int]]:
 _PHASE_KEYS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame", "end_frame")
 
 
-def dismissed_findings(annotations: list[dict] | None) -> set[tuple[int | None, str | None]]:
+def dismissed_findings(annotations: list[Annotation] | None) -> set[tuple[int | None, str | None]]:
     """(shot, rule) of every finding whose coach's last accept/dismiss is a dismissal."""
     return {k for k, v in latest_actions(annotations or []).items() if v["action"] == "dismiss"}
 
@@ -97,7 +97,7 @@ def fault_window(f: dict, shot: dict) -> tuple[int | None, int | None]:
 
 
 def timeline_rows(
-    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[Annotation] | None = None
 ) -> list[dict]:
     """Bands for the timeline chart: per shot its phases, and each fault (not dismissed) on its own lane."""
     dismissed = dismissed_findings(annotations)
@@ -145,7 +145,7 @@ def timeline_rows(
 
 
 def fault_jumps(
-    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[dict] | None = None
+    shots: list[dict], fps: float, pack: RulePack, lang: str, annotations: list[Annotation] | None = None
 ) -> list[dict]:
     """Every fault (not dismissed) with the moment to jump to (a little before it starts, so it is seen coming)."""
     dismissed = dismissed_findings(annotations)
@@ -178,7 +178,7 @@ def coach_note(act: dict, lang: str) -> str:
     return " · ".join(words + list(act.get("comments", [])))
 
 
-def verdict_rows(shot: dict, pack: RulePack, annotations: list[dict], lang: str) -> list[dict]:
+def verdict_rows(shot: dict, pack: RulePack, annotations: list[Annotation], lang: str) -> list[dict]:
     """The shot's verdict table: faults first, with the classical quote and the cue in both languages. A fault
     the coach dismissed is struck through, after the standing faults, with the coach's note."""
     acts = latest_actions(annotations)
@@ -254,18 +254,18 @@ def measure_label(m: str, pack: RulePack, lang: str) -> str:
 metric_label = measure_label  # the Compare page's name for it
 
 
-def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
+def fault_rate_rows(trend: list[TrendRow], pack: RulePack, lang: str) -> list[dict]:
     """Per session and rule: faults / assessed shots."""
     rows = []
     for s in trend:
-        for rid, counts in s["rules"].items():
+        for rid, counts in s.rules.items():
             assessed = counts.get("fault", 0) + counts.get("pass", 0)
             if not assessed:
                 continue
             rows.append(
                 {
-                    "session": s["id"],
-                    "date": s["started_at"],
+                    "session": s.id,
+                    "date": s.started_at,
                     "rule": rule_name(pack, rid, lang),
                     "rule_id": rid,
                     "faults": counts.get("fault", 0),
@@ -278,26 +278,26 @@ def fault_rate_rows(trend: list[dict], pack: RulePack, lang: str) -> list[dict]:
 CONSISTENCY_KEYS = ("anchor_spread", "hold_time_sd", "release_interval_cv", "draw_time_sd", "draw_length_cv")
 
 
-def consistency_rows(sessions: list[dict]) -> list[dict]:
+def consistency_rows(sessions: list[StoredSession]) -> list[dict]:
     """Per session, the session-scope measures of its report (anchor spread, hold-time spread, 間若一 …)."""
     rows = []
     for s in sessions:
-        rep = s.get("report") or {}
+        rep = s.report or {}
         measures = (rep.get("consistency") or {}).get("measures") or {}
         for k, v in measures.items():
             if v is None or k not in CONSISTENCY_KEYS:
                 continue
-            rows.append({"session": s["id"], "date": s["started_at"], "measure": k, "value": float(v)})
+            rows.append({"session": s.id, "date": s.started_at, "measure": k, "value": float(v)})
     return rows
 
 
-def hold_time_rows(trend: list[dict]) -> list[dict]:
+def hold_time_rows(trend: list[TrendRow]) -> list[dict]:
     """Per session, the mean hold and draw time of its shots."""
     rows = []
     for s in trend:
-        for k, v in s["measures"].items():
+        for k, v in s.measures.items():
             if k in ("hold_time", "draw_time"):
-                rows.append({"session": s["id"], "date": s["started_at"], "measure": k, "value": v})
+                rows.append({"session": s.id, "date": s.started_at, "measure": k, "value": v})
     return rows
 
 

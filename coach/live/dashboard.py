@@ -6,7 +6,7 @@ Two cameras:
 - **the browser's** (a phone or tablet on the same network) through streamlit-webrtc: a `BrowserRun` per tab,
   whose `callback` hands each frame to the analysis and returns it annotated at once.
 
-The page polls the run's board (`coach.live.hub`) from an `st.fragment(run_every=…)`: the newest annotated frame,
+The page polls the run's board (`coach.live.board`) from an `st.fragment(run_every=…)`: the newest annotated frame,
 faults as they are confirmed (rule, classical line, cue), a summary after each release, the tally and the
 dropped-frame count. Worker threads never touch `st.session_state`. Every shot is in the store the moment it
 completes, so stopping, or closing the tab, loses nothing already shot.
@@ -28,8 +28,11 @@ from ..dashboard.settings import Settings
 from ..dashboard.ui import esc
 from ..errors import CoachError
 from ..results import ShotResult
+from .board import FaultEvent, Snapshot
+from .browser_run import BrowserRun
 from .check import FAIL, OK, WARN, CameraCheck
-from .hub import REGISTRY, BrowserRun, CameraRun, FaultEvent, Snapshot
+from .hub import REGISTRY
+from .runs import CameraRun
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 # The page's poll. Every poll reruns the panel in the dashboard's process and the browser lays it out and paints

@@ -40,7 +40,7 @@ def render(d: ReportData, fmt: str) -> bytes | str:
 
 def default_name(d: ReportData, fmt: str) -> str:
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in d.archer.name)
-    return f"{safe}-session{d.session['id']}.{fmt}"
+    return f"{safe}-session{d.session.id}.{fmt}"
 
 
 def write_report(

@@ -14,14 +14,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from posture_rules.metrics import METRICS
 from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
 from ..headline import Focus, headline
+from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, correction_remarks, release_remarks
-from ..store import Archer, Store
+from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendRow
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
 
@@ -60,7 +60,7 @@ class Chart:
 @dataclass(slots=True)
 class ShotView:
     index: int
-    data: dict  # coach.session/1 shot JSON
+    data: dict  # coach.session/1 shot JSON (what the writers render)
     findings: list[dict]
     faults: list[dict]
     key_frames: list[tuple[str, int, bytes]]  # (kind, frame, JPEG with overlay)
@@ -69,26 +69,26 @@ class ShotView:
 
 @dataclass(slots=True)
 class ReportData:
-    session: dict
+    session: StoredSession
     archer: Archer
     pack: RulePack
     shots: list[ShotView]
     consistency: list[dict]
     consistency_measures: dict
-    annotations: list[dict]
-    trends: list[dict]
+    annotations: list[Annotation]
+    trends: list[TrendRow]
     rule_rows: list[tuple[Rule, list[str]]]  # per rule, the verdict of each shot
     notes: list[str] = field(default_factory=list)
 
     @property
     def fps(self) -> float:
-        return float(self.session.get("fps") or 30.0)
+        return self.session.frame_rate
 
     def rule(self, rid: str) -> Rule | None:
         return self.pack.by_id.get(rid)
 
-    def annotations_for(self, shot: int | None, rule: str | None) -> list[dict]:
-        return [a for a in self.annotations if a["shot"] == shot and a["rule"] == rule]
+    def annotations_for(self, shot: int | None, rule: str | None) -> list[Annotation]:
+        return [a for a in self.annotations if a.shot == shot and a.rule == rule]
 
     def is_dismissed(self, shot: int | None, rule: str | None) -> bool:
         """The coach's last accept/dismiss on this finding is a dismissal."""
@@ -129,20 +129,20 @@ class ReportData:
         return f"{r.name_zh} {r.name_en}" if r else rid
 
 
-def latest_actions(annotations: list[dict]) -> dict[tuple[int | None, str | None], dict]:
+def latest_actions(annotations: list[Annotation]) -> dict[tuple[int | None, str | None], dict]:
     """The coach's last accept/dismiss per (shot, rule), with all comments ("" when there are only comments)."""
     out: dict[tuple[int | None, str | None], dict] = {}
     for a in annotations:
-        d = out.setdefault((a.get("shot"), a.get("rule")), {"action": "", "comments": []})
-        if a["action"] in ("accept", "dismiss"):
-            d["action"] = a["action"]
-        if a.get("comment"):
-            d["comments"].append(a["comment"])
+        d = out.setdefault((a.shot, a.rule), {"action": "", "comments": []})
+        if a.action in ("accept", "dismiss"):
+            d["action"] = a.action
+        if a.comment:
+            d["comments"].append(a.comment)
     return out
 
 
-def _pack_for(session: dict) -> RulePack:
-    rep = session.get("report") or {}
+def _pack_for(session: StoredSession) -> RulePack:
+    rep = session.report or {}
     path = (rep.get("rule_pack") or {}).get("path")
     pack = None
     if path and Path(path).is_file():
@@ -151,7 +151,7 @@ def _pack_for(session: dict) -> RulePack:
         except CoachError:
             pack = None
     pack = pack or load_pack()
-    prof = session.get("profile") or {}
+    prof = session.profile or {}
     try:
         profile = Profile.from_json(prof)
     except (ValueError, TypeError, AttributeError):
@@ -159,14 +159,15 @@ def _pack_for(session: dict) -> RulePack:
     return profile.apply(pack)
 
 
-def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[dict]) -> list[Chart]:
-    series = store.series(shot["_id"])
+def _charts(store: Store, stored: StoredShot, pack: RulePack, fps: float, faults: list[dict]) -> list[Chart]:
+    series = store.series(stored.id)
     if series is None:
         return []
     frames = series.frames()
     out = []
     # only the rules this shot was judged on: a chart of a rule it could not judge would be drawn empty
-    judged = {f["rule"] for f in shot.get("findings", []) if f.get("verdict") in ("fault", "pass")}
+    shot = stored.result
+    judged = {f.rule for f in shot.findings if f.verdict in ("fault", "pass")}
     for k, m in enumerate(series.names):
         rules = [r for r in pack.observable if r.metric == m and r.id in judged]
         if not rules:
@@ -184,13 +185,13 @@ def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[d
             if t.enter_below is not None:
                 th.append((t.enter_below, f"{r.name_zh} < {t.enter_below:g}"))
         marks = [
-            (shot.get(key), label)
-            for key, label in (
-                ("draw_start_frame", "開弓 draw"),
-                ("anchor_frame", "滿 anchor"),
-                ("release_frame", "發 release"),
+            (frame, label)
+            for frame, label in (
+                (shot.draw_start_frame, "開弓 draw"),
+                (shot.anchor_frame, "滿 anchor"),
+                (shot.release_frame, "發 release"),
             )
-            if shot.get(key) is not None
+            if frame is not None
         ]
         spans = [
             (f["start_frame"], f["end_frame"])
@@ -205,8 +206,9 @@ def _charts(store: Store, shot: dict, pack: RulePack, fps: float, faults: list[d
     return out
 
 
-def _key_frames(store: Store, shot: dict, overlay: Overlay, faults: list[dict]) -> list[tuple[str, int, bytes]]:
-    kfs = store.key_frames(shot["_id"])
+def _key_frames(store: Store, stored: StoredShot, overlay: Overlay, faults: list[dict]) -> list[tuple[str, int, bytes]]:
+    kfs = store.key_frames(stored.id)
+    shot = stored.result
     if not kfs:
         return []
     # each fault is drawn on the key frame inside (or nearest to) its window
@@ -214,7 +216,7 @@ def _key_frames(store: Store, shot: dict, overlay: Overlay, faults: list[dict]) 
     for f in faults:
         a = f.get("start_frame")
         b = f.get("end_frame")
-        a = a if a is not None else shot.get("anchor_frame") or 0
+        a = a if a is not None else shot.anchor_frame or 0
         b = b if b is not None else a
         best = min(kfs, key=lambda kf, a=a, b=b: 0 if a <= kf.frame <= b else min(abs(kf.frame - a), abs(kf.frame - b)))
         at[best.frame].append(f["rule"])
@@ -223,7 +225,7 @@ def _key_frames(store: Store, shot: dict, overlay: Overlay, faults: list[dict]) 
         img = cv2.imdecode(np.frombuffer(kf.jpeg, np.uint8), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        title = f"第{shot['index'] + 1}箭 shot {shot['index'] + 1} · " + (
+        title = f"第{shot.index + 1}箭 shot {shot.index + 1} · " + (
             "滿弓 full draw" if kf.kind == "full_draw" else "發矢 release"
         )
         if kf.landmarks is not None:
@@ -239,40 +241,41 @@ def _key_frames(store: Store, shot: dict, overlay: Overlay, faults: list[dict]) 
 
 def gather(store: Store, sid: int) -> ReportData:
     session = store.session(sid)
-    archer = store.archer_by_id(session["archer_id"])
+    archer = store.archer_by_id(session.archer_id)
     pack = _pack_for(session)
-    fps = float(session.get("fps") or 30.0)
-    hand = session.get("handedness") if session.get("handedness") in ("left", "right") else None
+    fps = session.frame_rate
+    hand = session.handedness if session.handedness in ("left", "right") else None
     hand = hand or archer.handedness or "right"
     overlay = Overlay(pack, hand)
     shots = []
     annotations = store.annotations(sid)
     acts = latest_actions(annotations)
-    for sh in store.shots(sid):
+    for stored in store.shots(sid):
+        sh = stored.to_json()
         findings = sh.get("findings", [])
         # a fault the coach dismissed is not counted, drawn or charted as one (it stays in the JSON as judged)
         faults = [
             f
             for f in findings
-            if f["verdict"] == "fault" and acts.get((sh["index"], f["rule"]), {}).get("action") != "dismiss"
+            if f["verdict"] == "fault" and acts.get((stored.index, f["rule"]), {}).get("action") != "dismiss"
         ]
         shots.append(
             ShotView(
-                sh["index"],
+                stored.index,
                 sh,
                 findings,
                 faults,
-                _key_frames(store, sh, overlay, faults),
-                _charts(store, sh, pack, fps, faults),
+                _key_frames(store, stored, overlay, faults),
+                _charts(store, stored, pack, fps, faults),
             )
         )
-    rep = session.get("report") or {}
+    rep = session.report or {}
     cons = rep.get("consistency") or {}
     consistency = cons.get("findings")
     if consistency is None:
-        consistency = [f for f in store.findings(sid) if f["shot"] is None]
+        consistency = [f.to_json() for f in store.findings(sid) if f.shot is None]
     notes = list(rep.get("notes") or [])
-    if not session["complete"]:
+    if not session.complete:
         notes.insert(0, f"incomplete session: the analysis stopped after {len(shots)} completed shot(s)")
     rule_rows = []
     for r in pack.rules:

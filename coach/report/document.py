@@ -112,7 +112,7 @@ def findings_table(d: ReportData, findings: list[dict], shot: int | None) -> Tab
         elif v == "not_assessable":
             frames = f.get("reason") or ""
         coach = [
-            f"{a['action']}{(': ' + a['comment']) if a['comment'] else ''} — {a['author']} {local_time(a['created_at'])}"
+            f"{a.action}{(': ' + a.comment) if a.comment else ''} — {a.author} {local_time(a.created_at)}"
             for a in d.annotations_for(shot, f["rule"])
         ]
         notes: tuple[Para, ...] = ()
@@ -160,14 +160,14 @@ def _details(d: ReportData) -> Section:
     s, a = d.session, d.archer
     rows = [
         ("archer 射者", f"{a.name} — {a.handedness or 'auto'}-handed, {a.draw_style} draw, {a.tolerance} tolerance"),
-        ("session", f"#{s['id']} · {local_time(s['started_at'])} → {local_time(s['finished_at'])}"),
-        ("source", f"{s['source']} · sha256 {s['content_hash']}"),
+        ("session", f"#{s.id} · {local_time(s.started_at)} → {local_time(s.finished_at)}"),
+        ("source", f"{s.source} · sha256 {s.content_hash}"),
         (
             "video",
-            f"{s.get('frame_count')} frames at {d.fps:.2f} fps, {s.get('width')}×{s.get('height')}; "
-            f"view {s.get('view')}; {s.get('handedness')}-handed",
+            f"{s.frame_count} frames at {d.fps:.2f} fps, {s.width}×{s.height}; "
+            f"view {s.view}; {s.handedness}-handed",
         ),
-        ("rules", f"{d.pack.title} ({s['pack_id']} {s['pack_version']})"),
+        ("rules", f"{d.pack.title} ({s.pack_id} {s.pack_version})"),
     ]
     table = Table((), tuple(Row((_c(k, strong=True), _c(v))) for k, v in rows))
     return Section("session details 詳情", (table,), kind="details")
@@ -197,8 +197,7 @@ def _shot(d: ReportData, x) -> Section:
         )
     blocks.append(findings_table(d, x.findings, x.index))
     blocks += [
-        Para(f"{a['comment']} — {a['author']} {local_time(a['created_at'])}", "coach")
-        for a in d.annotations_for(x.index, None)
+        Para(f"{a.comment} — {a.author} {local_time(a.created_at)}", "coach") for a in d.annotations_for(x.index, None)
     ]
     blocks += [Figure(c) for c in x.charts]
     return Section(f"Shot {x.index + 1} 第{x.index + 1}箭", tuple(blocks), f"shot-{x.index + 1}", "shot")
@@ -237,12 +236,12 @@ def _coach_notes(d: ReportData) -> Section:
     rows = tuple(
         Row(
             (
-                _c(local_time(a["created_at"])),
-                _c(a["author"]),
-                _c("" if a["shot"] is None else a["shot"] + 1),
-                _c(d.rule_label(a["rule"]) if a["rule"] else ""),
-                _c(a["action"]),
-                _c(a["comment"]),
+                _c(local_time(a.created_at)),
+                _c(a.author),
+                _c("" if a.shot is None else a.shot + 1),
+                _c(d.rule_label(a.rule) if a.rule else ""),
+                _c(a.action),
+                _c(a.comment),
             )
         )
         for a in d.annotations
@@ -261,9 +260,9 @@ def _trends(d: ReportData) -> Section:
         _c("rule 法"),
         *(
             _c(
-                f"#{t['id']}{'' if t['complete'] else ' (incomplete)'}",
-                local_time(t["started_at"]),
-                f"{t['shots']} shots",
+                f"#{t.id}{'' if t.complete else ' (incomplete)'}",
+                local_time(t.started_at),
+                f"{t.shots} shots",
             )
             for t in ts
         ),
@@ -271,11 +270,11 @@ def _trends(d: ReportData) -> Section:
     )
     rows = []
     for r, _ in d.rule_rows:
-        if not any(r.id in t["rules"] for t in ts):
+        if not any(r.id in t.rules for t in ts):
             continue
         cells, rates = [_c(r.name_zh, r.name_en)], []
         for t in ts:
-            c = t["rules"].get(r.id)
+            c = t.rules.get(r.id)
             n = (c["fault"] + c["pass"]) if c else 0
             cells.append(_c(f"{c['fault']}/{n}" if n else "—"))
             rates.append(c["fault"] / n if n else None)
@@ -287,7 +286,7 @@ def build(d: ReportData) -> Document:
     """The report of one session: what to work on first, the session's details, each shot, the session's
     consistency, the rules, the coach's notes and the trends — in this order in the HTML and the PDF."""
     s, a = d.session, d.archer
-    meta = f"{local_time(s['started_at'])} · {video_name(s['source'])} · {len(d.shots)} shots 箭 · {d.fault_count} faults 病"
+    meta = f"{local_time(s.started_at)} · {video_name(s.source)} · {len(d.shots)} shots 箭 · {d.fault_count} faults 病"
     sections = (
         _focus(d),
         _details(d),
@@ -297,7 +296,7 @@ def build(d: ReportData) -> Document:
         _coach_notes(d),
         _trends(d),
     )
-    return Document(f"射經 Coach — {a.name} — session {s['id']}", f"射經 Coach report · {a.name}", meta, sections)
+    return Document(f"射經 Coach — {a.name} — session {s.id}", f"射經 Coach report · {a.name}", meta, sections)
 
 
 def texts(doc: Document) -> list[str]:

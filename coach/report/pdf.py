@@ -228,4 +228,4 @@ def render_document(doc: Document, footer: str) -> bytes:
 
 
 def render_pdf(d: ReportData) -> bytes:
-    return render_document(build(d), f"射經 Coach · {d.archer.name} · session {d.session['id']}")
+    return render_document(build(d), f"射經 Coach · {d.archer.name} · session {d.session.id}")

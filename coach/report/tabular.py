@@ -48,16 +48,16 @@ def render_csv(d: ReportData) -> str:
         for f in x.findings:
             r = d.rule(f["rule"])
             anns = d.annotations_for(x.index, f["rule"])
-            last_action = next((a["action"] for a in reversed(anns) if a["action"] != "comment"), "")
-            comments = " | ".join(a["comment"] for a in anns if a["comment"])
+            last_action = next((a.action for a in reversed(anns) if a.action != "comment"), "")
+            comments = " | ".join(a.comment for a in anns if a.comment)
             th = f.get("threshold") or {}
             sf, ef = f.get("start_frame"), f.get("end_frame")
             w.writerow(
                 (
-                    s["id"],
+                    s.id,
                     d.archer.name,
-                    s["source"],
-                    s["started_at"],
+                    s.source,
+                    s.started_at,
                     x.index + 1,
                     f["rule"],
                     r.name_zh if r else "",
@@ -86,34 +86,32 @@ def render_csv(d: ReportData) -> str:
 
 def report_json(d: ReportData) -> dict:
     s = d.session
-    rep = dict(s.get("report") or {})
+    rep = dict(s.report or {})
     if not rep:  # incomplete: rebuild what the shots say
         rep = {
             "schema": SESSION_SCHEMA,
-            "source": s["source"],
-            "fps": s.get("fps"),
-            "frame_count": s.get("frame_count"),
-            "width": s.get("width"),
-            "height": s.get("height"),
-            "handedness": s.get("handedness") or "unknown",
-            "view": s.get("view"),
-            "rule_pack": {"id": s["pack_id"], "version": s["pack_version"]},
-            "profile": s.get("profile") or {},
+            "source": s.source,
+            "fps": s.fps,
+            "frame_count": s.frame_count,
+            "width": s.width,
+            "height": s.height,
+            "handedness": s.handedness or "unknown",
+            "view": s.view,
+            "rule_pack": {"id": s.pack_id, "version": s.pack_version},
+            "profile": s.profile or {},
             "consistency": {"measures": {}, "findings": []},
         }
     rep["shots"] = [x.data | {} for x in d.shots]
-    for sh in rep["shots"]:
-        sh.pop("_id", None)
-    rep["complete"] = bool(s["complete"])
+    rep["complete"] = bool(s.complete)
     rep["archer"] = d.archer.to_json()
     rep["session"] = {
-        "id": s["id"],
-        "content_hash": s["content_hash"],
-        "started_at": s["started_at"],
-        "finished_at": s["finished_at"],
-        "complete": bool(s["complete"]),
+        "id": s.id,
+        "content_hash": s.content_hash,
+        "started_at": s.started_at,
+        "finished_at": s.finished_at,
+        "complete": bool(s.complete),
     }
-    rep["annotations"] = d.annotations
+    rep["annotations"] = [a.to_json() for a in d.annotations]
     return rep
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import CoachError
 from ..kept_track import KeptTrackError, decode, header
+from .records import CorrectionRecord
 from .rows import insert_findings
 
 
@@ -60,23 +61,19 @@ class CorrectionsMixin:
                 )
 
     # -- corrections --
-    def corrections(self, sid: int) -> list[dict]:
-        """The session's corrections, oldest first: id, shot, old_shot, action, marks [{mark, before, after}],
-        before (the shot as it was), by, at."""
-        keys = ("id", "shot", "old_shot", "action", "marks", "before", "by", "at")
+    def corrections(self, sid: int) -> list[CorrectionRecord]:
+        """The session's corrections, oldest first."""
         out = []
-        for r in self.conn.execute(
+        for cid, shot, old_shot, action, marks, before, by, at in self.conn.execute(
             "SELECT id, shot_idx, old_shot_idx, action, marks_json, before_json, author, created_at "
             "FROM corrections WHERE session_id = ? ORDER BY id",
             (sid,),
         ):
-            d = dict(zip(keys, r))
             try:
-                d["marks"] = json.loads(d["marks"])
-                d["before"] = json.loads(d["before"]) if d["before"] else None
+                marks, before = json.loads(marks), json.loads(before) if before else None
             except ValueError:
                 raise CoachError(self.path, f"holds a damaged correction of session {sid}") from None
-            out.append(d)
+            out.append(CorrectionRecord(cid, shot, old_shot, action, marks, before, by, at))
         return out
 
     def record_correction(self, plan) -> int:

@@ -6,18 +6,16 @@ completes, so a process killed mid-video leaves every completed shot behind and 
 Analysing the same file again for the same archer (same content hash) reuses that session row — shots are
 replaced by index — so it is never duplicated, and the coach's annotations on it survive.
 
-`Store` is one class over ~550 lines because every read and write shares one connection, one transaction rule
-and one damaged-data rule (`_damage_is_one_line`); the schema and the file checks live in `schema.py`.
+`Store` holds the one connection and the transaction rule, and writes; its reads are `reads.py`'s (typed
+records, one damaged-data rule), the corrections' `corrections.py`'s, the schema and the file checks `schema.py`'s.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import sqlite3
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -29,21 +27,14 @@ from ..errors import CoachError
 from ..results import SessionReport, ShotResult
 from . import schema
 from .corrections import CorrectionsMixin
-from .records import Archer, KeyFrame, Series
+from .reads import ReadsMixin
+from .records import Archer, KeyFrame, Series, normalize_name
 from .rows import insert_findings
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, default_db_path
 
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def normalize_name(name: str) -> str:
-    """Archer names in any script; NFC so the same name typed two ways is one archer."""
-    n = unicodedata.normalize("NFC", name).strip()
-    if not n:
-        raise CoachError(None, "the archer's name is empty")
-    return n
 
 
 def content_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -54,22 +45,8 @@ def content_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _damage_is_one_line(read):
-    """A stored JSON field or blob that no longer parses (a damaged or hand-edited file) is one line naming
-    the store, for the CLI and every dashboard page alike, not a traceback from json or numpy."""
-
-    @functools.wraps(read)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return read(self, *args, **kwargs)
-        except (ValueError, TypeError, KeyError, IndexError, sqlite3.DatabaseError) as e:
-            raise CoachError(self.path, f"holds damaged data ({read.__name__}: {type(e).__name__})") from None
-
-    return wrapper
-
-
 # ---- the store ------------------------------------------------------------------------------------------
-class Store(CorrectionsMixin):
+class Store(ReadsMixin, CorrectionsMixin):
     """Open with `Store.open(path)`; use as a context manager or call close()."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path):
@@ -176,27 +153,6 @@ class Store(CorrectionsMixin):
         c.execute("COMMIT")
 
     # -- archers --
-    @_damage_is_one_line
-    def archer(self, name: str) -> Archer | None:
-        row = self.conn.execute(
-            "SELECT id, name, handedness, draw_style, tolerance, overrides_json FROM archers WHERE name = ?",
-            (normalize_name(name),),
-        ).fetchone()
-        return _archer(row) if row else None
-
-    @_damage_is_one_line
-    def archer_names(self) -> list[str]:
-        """Every archer in the store, sessions or not."""
-        return [n for (n,) in self.conn.execute("SELECT name FROM archers ORDER BY name")]
-
-    @_damage_is_one_line
-    def archer_by_id(self, archer_id: int) -> Archer:
-        row = self.conn.execute(
-            "SELECT id, name, handedness, draw_style, tolerance, overrides_json FROM archers WHERE id = ?",
-            (archer_id,),
-        ).fetchone()
-        return _archer(row)
-
     def ensure_archer(
         self,
         name: str,
@@ -353,174 +309,6 @@ class Store(CorrectionsMixin):
                 ),
             )
 
-    @_damage_is_one_line
-    def sessions(self, archer: str | None = None) -> list[dict]:
-        q = (
-            "SELECT s.id, a.name, s.source, s.started_at, s.finished_at, s.complete, s.view, s.handedness, "
-            "s.pack_id, s.pack_version, s.content_hash, "
-            "(SELECT COUNT(*) FROM shots WHERE session_id = s.id), "
-            "(SELECT COUNT(*) FROM findings f LEFT JOIN shots sh ON sh.id = f.shot_id "
-            f"WHERE f.session_id = s.id AND f.verdict = 'fault' AND NOT {DISMISSED}) "
-            "FROM sessions s JOIN archers a ON a.id = s.archer_id"
-        )
-        args: tuple = ()
-        if archer is not None:
-            q += " WHERE a.name = ?"
-            args = (normalize_name(archer),)
-        q += " ORDER BY s.started_at, s.id"
-        keys = (
-            "id",
-            "archer",
-            "source",
-            "started_at",
-            "finished_at",
-            "complete",
-            "view",
-            "handedness",
-            "pack_id",
-            "pack_version",
-            "content_hash",
-            "shots",
-            "faults",
-        )
-        return [dict(zip(keys, r)) for r in self.conn.execute(q, args)]
-
-    @_damage_is_one_line
-    def session(self, sid: int) -> dict:
-        row = self.conn.execute(
-            "SELECT id, archer_id, source, content_hash, pack_id, pack_version, fps, width, height, frame_count, "
-            "view, handedness, started_at, finished_at, complete, report_json, profile_json FROM sessions WHERE id = ?",
-            (sid,),
-        ).fetchone()
-        if row is None:
-            raise CoachError(self.path, f"has no session {sid} (see `coach sessions`)")
-        keys = (
-            "id",
-            "archer_id",
-            "source",
-            "content_hash",
-            "pack_id",
-            "pack_version",
-            "fps",
-            "width",
-            "height",
-            "frame_count",
-            "view",
-            "handedness",
-            "started_at",
-            "finished_at",
-            "complete",
-            "report_json",
-            "profile_json",
-        )
-        d = dict(zip(keys, row))
-        d["complete"] = bool(d["complete"])
-        d["report"] = json.loads(d.pop("report_json")) if d["report_json"] else None
-        d["profile"] = json.loads(d.pop("profile_json")) if d["profile_json"] else {}
-        return d
-
-    @_damage_is_one_line
-    def shots(self, sid: int) -> list[dict]:
-        """Stored shots (coach.session/1 shot JSON each, plus the row id)."""
-        out = []
-        for shot_id, js in self.conn.execute(
-            "SELECT id, shot_json FROM shots WHERE session_id = ? ORDER BY idx", (sid,)
-        ):
-            d = json.loads(js)
-            d["_id"] = shot_id
-            out.append(d)
-        return out
-
-    @_damage_is_one_line
-    def shot_count(self, sid: int) -> int:
-        return int(self.conn.execute("SELECT COUNT(*) FROM shots WHERE session_id = ?", (sid,)).fetchone()[0])
-
-    @_damage_is_one_line
-    def fault_counts(self, sid: int) -> dict[str, int]:
-        """Fault findings per rule in the session, as the machine judged them (dismissals not applied)."""
-        return dict(
-            self.conn.execute(
-                "SELECT rule, COUNT(*) FROM findings WHERE session_id = ? AND verdict = 'fault' GROUP BY rule", (sid,)
-            )
-        )
-
-    @_damage_is_one_line
-    def findings(self, sid: int) -> list[dict]:
-        rows = self.conn.execute(
-            "SELECT f.id, sh.idx, f.rule, f.verdict, f.value, f.threshold_json, f.start_frame, f.end_frame, f.unit, "
-            "f.reason FROM findings f LEFT JOIN shots sh ON sh.id = f.shot_id WHERE f.session_id = ? "
-            "ORDER BY sh.idx IS NULL, sh.idx, f.id",
-            (sid,),
-        )
-        keys = ("id", "shot", "rule", "verdict", "value", "threshold", "start_frame", "end_frame", "unit", "reason")
-        out = []
-        for r in rows:
-            d = dict(zip(keys, r))
-            d["threshold"] = json.loads(d["threshold"] or "{}")
-            out.append(d)
-        return out
-
-    @_damage_is_one_line
-    def series(self, shot_id: int) -> Series | None:
-        row = self.conn.execute(
-            "SELECT start_frame, n_frames, meta_json, data FROM series WHERE shot_id = ?", (shot_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        meta = json.loads(row[2])
-        data = np.frombuffer(row[3], dtype=np.float32).reshape(len(meta["names"]), row[1])
-        return Series(row[0], meta["names"], meta.get("offsets", {}), data)
-
-    @_damage_is_one_line
-    def key_frames(self, shot_id: int) -> list[KeyFrame]:
-        out = []
-        for kind, frame, scale, jpeg, lm in self.conn.execute(
-            "SELECT kind, frame, scale, jpeg, landmarks FROM key_frames WHERE shot_id = ? ORDER BY frame", (shot_id,)
-        ):
-            arr = None if lm is None else np.frombuffer(lm, dtype=np.float32).reshape(-1, 3)
-            out.append(KeyFrame(kind, frame, scale, bytes(jpeg), arr))
-        return out
-
-    @_damage_is_one_line
-    def trend_rows(self, archer_id: int, up_to: int | None = None) -> list[dict]:
-        """Per session of the archer (oldest first, up to session `up_to`): shot count, per-rule fault and
-        assessed counts, and the mean of each shot measure — the raw material of the trend charts."""
-        sessions = self.conn.execute(
-            "SELECT id, started_at, complete FROM sessions WHERE archer_id = ? ORDER BY started_at, id", (archer_id,)
-        ).fetchall()
-        out = []
-        for sid, started, complete in sessions:
-            shots = [
-                json.loads(js)
-                for (js,) in self.conn.execute("SELECT shot_json FROM shots WHERE session_id = ? ORDER BY idx", (sid,))
-            ]
-            rules: dict[str, dict[str, int]] = {}
-            for r, verdict, n in self.conn.execute(
-                f"SELECT f.rule, CASE WHEN f.verdict = 'fault' AND {DISMISSED} THEN 'dismissed' ELSE f.verdict END "
-                "AS v, COUNT(*) FROM findings f JOIN shots sh ON sh.id = f.shot_id WHERE f.session_id = ? "
-                "GROUP BY f.rule, v",
-                (sid,),
-            ):
-                rules.setdefault(r, {"fault": 0, "pass": 0, "not_assessable": 0, "dismissed": 0})[verdict] = n
-            measures: dict[str, list[float]] = {}
-            for sh in shots:
-                for k, v in (sh.get("measures") or {}).items():
-                    if v is not None:
-                        measures.setdefault(k, []).append(float(v))
-            out.append(
-                {
-                    "id": sid,
-                    "started_at": started,
-                    "complete": bool(complete),
-                    "shots": len(shots),
-                    "rules": rules,
-                    "measures": {k: float(np.mean(v)) for k, v in measures.items()},
-                }
-            )
-            if up_to is not None and sid == up_to:
-                break
-        return out
-
     # -- annotations --
     def annotate(
         self,
@@ -542,28 +330,3 @@ class Store(CorrectionsMixin):
                 (sid, shot, rule, action, comment, author, now_iso()),
             )
             return int(cur.lastrowid)
-
-    @_damage_is_one_line
-    def annotations(self, sid: int) -> list[dict]:
-        keys = ("id", "shot", "rule", "action", "comment", "author", "created_at")
-        return [
-            dict(zip(keys, r))
-            for r in self.conn.execute(
-                "SELECT id, shot_idx, rule, action, comment, author, created_at FROM annotations "
-                "WHERE session_id = ? ORDER BY created_at, id",
-                (sid,),
-            )
-        ]
-
-
-# A finding (alias f, its shot sh) whose coach's last accept/dismiss is a dismissal: the coach says the machine
-# was wrong, so it is left out of fault counts and trends (the finding itself, the machine's verdict, is kept).
-DISMISSED = (
-    "EXISTS (SELECT 1 FROM annotations an WHERE an.action = 'dismiss' AND an.id = (SELECT MAX(b.id) FROM "
-    "annotations b WHERE b.session_id = f.session_id AND b.shot_idx IS sh.idx AND b.rule = f.rule "
-    "AND b.action IN ('accept', 'dismiss')))"
-)
-
-
-def _archer(row) -> Archer:
-    return Archer(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "{}"))

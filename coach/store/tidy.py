@@ -12,7 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from ..errors import CoachError
-from .repository import Store, normalize_name
+from .records import normalize_name
+from .repository import Store
 
 
 class TidyRefused(CoachError):

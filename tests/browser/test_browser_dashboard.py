@@ -80,7 +80,7 @@ def test_analyse_a_fault_clip_and_see_the_fault_with_its_quote(server, output_di
             body = page.evaluate("document.body.textContent")
             with Store.open(tmp / "coach.db") as store:
                 (session,) = store.sessions()
-                flagged = {f["rule"] for f in store.findings(session["id"]) if f["verdict"] == "fault"}
+                flagged = {f.rule for f in store.findings(session.id) if f.verdict == "fault"}
             truth_rules = {f["rule"] for f in truth["faults"]}
             expected = sorted(truth_rules & flagged)
             if not expected:  # the rules do not (yet) flag this clip's own fault: any flagged fault, with its quote

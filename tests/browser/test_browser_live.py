@@ -125,7 +125,7 @@ def test_browser_camera_shows_the_clips_fault_as_it_comes(live_server, output_di
                 log = (tmp / "streamlit.log").read_text(errors="replace")[-2000:]
                 with Store.open(tmp / "coach.db") as store:
                     sessions = store.sessions()
-                    flagged = {f["rule"] for s in sessions for f in store.findings(s["id"]) if f["verdict"] == "fault"}
+                    flagged = {f.rule for s in sessions for f in store.findings(s.id) if f.verdict == "fault"}
                 if flagged or "第 1 箭" in body:
                     warnings.warn(
                         f"{CLIP}: truth faults {truth_rules} not shown live; shots/faults stored: {sessions} "

@@ -78,8 +78,8 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
 
     url, tmp, sessions = server
     sid, shots = sessions["fault_elbow"]  # the latest session: the review opens on it
-    release = shots[0]["release_frame"]
-    anchor = shots[1]["anchor_frame"]
+    release = shots[0].result.release_frame
+    anchor = shots[1].result.anchor_frame
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
@@ -126,10 +126,10 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             page.locator(".cp-loop").check()
             page.locator(".cp-speed").select_option("1")
             page.locator(".cp-play").click()
-            page.wait_for_timeout(1500 + 1000 * (shots[0]["end_frame"] - release) / 30)
+            page.wait_for_timeout(1500 + 1000 * (shots[0].result.end_frame - release) / 30)
             page.locator(".cp-play").click()
             looped = wait_settled(readout)
-            span = (shots[0]["raise_start_frame"], shots[0]["end_frame"])
+            span = (shots[0].result.raise_start_frame, shots[0].result.end_frame)
             assert span[0] <= looped <= span[1], f"looping shot 1 {span}, the player is on frame {looped}"
             assert on_screen(video) == looped
             page.locator(".cp-loop").uncheck()
@@ -212,7 +212,7 @@ def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(
 
     url, tmp, sessions = server
     sid, shots = sessions["fault_elbow"]
-    release = shots[1]["release_frame"]
+    release = shots[1].result.release_frame
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
@@ -251,7 +251,7 @@ def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(
     db = tmp / "coach.db"
     with Store.open(db) as s:
         shot = s.shots(sid)[1]
-    assert shot["release_frame"] == release - 2
+    assert shot.result.release_frame == release - 2
     out = tmp / "corrected.html"
     assert main(["report", str(sid), "--format", "html", "--out", str(out), "--db", str(db)]) == 0
     html = out.read_text(encoding="utf-8")

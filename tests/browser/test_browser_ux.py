@@ -2,18 +2,12 @@
 chosen stays through an analysis and every picker follows a switch, and the review and Live pages at a
 390 px phone viewport. Screenshots in test-output/."""
 
-import os
-import shutil
-from pathlib import Path
-
 import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
-from tests.support.paths import SAMPLES
+from tests.support.dashboard import sample_folder
 
 pytestmark = pytest.mark.browser
-
-CLIP = Path(os.environ.get("COACH_TEST_SAMPLES") or SAMPLES) / "short_1shot.mp4"
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +15,8 @@ def server(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium (scripts/test installs it)")
     pytest.importorskip("playwright.sync_api")
-    if not CLIP.is_file():
-        pytest.skip(f"{CLIP} is missing")
     tmp = tmp_path_factory.mktemp("browser_ux")
-    samples = tmp / "samples"
-    samples.mkdir()
-    shutil.copy(CLIP, samples / CLIP.name)
+    samples = sample_folder(tmp)
     with streamlit_app(tmp, {"COACH_SAMPLES": str(samples)}) as url:
         yield url, tmp
 

@@ -136,6 +136,6 @@ def test_live_shots_are_in_the_session_store(live):
     _, report, _, db = live
     with Store.open(db, create=False) as store:
         (session,) = store.sessions("王小明")
-        shots = store.shots(session["id"])
-        assert [s["release_frame"] for s in shots] == [s["release_frame"] for s in report["shots"]]
-        assert session["complete"]
+        shots = store.shots(session.id)
+        assert [s.result.release_frame for s in shots] == [s["release_frame"] for s in report["shots"]]
+        assert session.complete

@@ -19,7 +19,7 @@ import pytest
 
 from coach.cli import main
 from coach.report.output import prepare_output
-from coach.store import Store
+from coach.store import Store, StoredSession
 from posture_rules.pack import load_pack
 from tests.support.paths import ROOT
 
@@ -62,14 +62,14 @@ def recorded(tmp_path_factory):
     assert main(["analyze", str(clip), "--archer", ARCHER, "--db", str(db), "--save-pose", str(track)]) == 0
     with Store.open(db) as store:
         (s,) = store.sessions()
-        sid = s["id"]
+        sid = s.id
         session = store.session(sid)
         store.annotate(sid, "dismiss", shot=0, rule="cup_of_water", comment='肘是平的 "really"', author="李教練")
         store.annotate(sid, "comment", shot=0, comment="呼吸太急 <b>breathe</b>", author="李教練")
     # a later session of the same archer (the same pose track re-analysed: no model run) for the trends
     assert main(["analyze", "--pose-track", str(track), "--archer", ARCHER, "--db", str(db)]) == 0
     with Store.open(db) as store:
-        later = store.sessions()[-1]["id"]
+        later = store.sessions()[-1].id
     assert later != sid
     out = work / "報告 reports" / 'a "quoted" dir'
     return {
@@ -91,10 +91,8 @@ def _report(rec, fmt: str, name: str | None = None, sid: int | None = None, forc
     return path
 
 
-def _faults(session: dict) -> list[tuple[int, str]]:
-    return [
-        (s["index"], f["rule"]) for s in session["report"]["shots"] for f in s["findings"] if f["verdict"] == "fault"
-    ]
+def _faults(session: StoredSession) -> list[tuple[int, str]]:
+    return [(s["index"], f["rule"]) for s in session.report["shots"] for f in s["findings"] if f["verdict"] == "fault"]
 
 
 def test_html_is_self_contained_and_has_every_part(recorded):
@@ -106,10 +104,10 @@ def test_html_is_self_contained_and_has_every_part(recorded):
     assert html.escape(ARCHER) in text
     session = recorded["session"]
     pack = load_pack()
-    shots = session["report"]["shots"]
+    shots = session.report["shots"]
     # per shot: key frames (JPEG data URIs) and metric charts (inline SVG)
     with Store.open(recorded["db"]) as store:
-        stored = sum(len(store.key_frames(x["_id"])) for x in store.shots(recorded["sid"]))
+        stored = sum(len(store.key_frames(x.id)) for x in store.shots(recorded["sid"]))
     assert stored >= len(shots)
     assert text.count('src="data:image/jpeg;base64,') == stored
     assert text.count("<svg") >= len(shots)
@@ -192,7 +190,7 @@ def test_csv_has_one_row_per_shot_and_rule(recorded):
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    shots = recorded["session"]["report"]["shots"]
+    shots = recorded["session"].report["shots"]
     assert len(rows) == sum(len(s["findings"]) for s in shots)
     assert {(int(r["shot"]) - 1, r["rule"]) for r in rows} == {
         (s["index"], f["rule"]) for s in shots for f in s["findings"]
@@ -211,7 +209,7 @@ def test_json_is_the_session_report_plus_archer_and_annotations(recorded):
     assert d["schema"] == "coach.session/1"
     assert d["archer"]["name"] == ARCHER
     assert [a["action"] for a in d["annotations"]] == ["dismiss", "comment"]
-    assert len(d["shots"]) == len(recorded["session"]["report"]["shots"])
+    assert len(d["shots"]) == len(recorded["session"].report["shots"])
     assert d["session"]["complete"] is True
 
 
@@ -263,7 +261,7 @@ def test_key_frames_have_the_skeleton_drawn(recorded):
     text = _report(recorded, "html", "kf.html").read_text(encoding="utf-8")
     uris = re.findall(r'src="data:image/jpeg;base64,([^"]+)"', text)
     with Store.open(recorded["db"]) as store:
-        shot_id = store.shots(recorded["sid"])[0]["_id"]
+        shot_id = store.shots(recorded["sid"])[0].id
         plain = store.key_frames(shot_id)[0]
     a = cv2.imdecode(np.frombuffer(base64.b64decode(uris[0]), np.uint8), cv2.IMREAD_COLOR)
     b = cv2.imdecode(np.frombuffer(plain.jpeg, np.uint8), cv2.IMREAD_COLOR)

@@ -16,20 +16,19 @@ from pathlib import Path
 
 import pytest
 from streamlit import config as st_config
-from streamlit.testing.v1 import AppTest
 
 from coach.dashboard import access
 from coach.dashboard.jobs import discard_upload, prune_uploads, save_upload
 from coach.dashboard.settings import Settings
 from coach.errors import CoachError
+from tests.support.dashboard import app, point_dashboard_at, texts
 from tests.support.hostile_corpus import ROOT, SHORT_CLIP, make_store
+from tests.support.paths import SAMPLES
 
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("COACH_DB", str(tmp_path / "coach.db"))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path, samples=SAMPLES)
     monkeypatch.delenv("COACH_LIVE_SOURCES", raising=False)
     return tmp_path
 
@@ -96,18 +95,12 @@ def shared(env, monkeypatch):
     st_config.set_option("server.address", old)
 
 
-def _texts(at: AppTest) -> str:
-    kinds = ("title", "markdown", "caption", "info", "warning", "error", "success")
-    return "\n".join(str(e.value) for k in kinds for e in getattr(at, k))
-
-
 def test_shared_without_the_passcode_shows_only_the_login(shared):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = "en"
+    at = app()
     at.run()
     assert not at.exception
     assert [t.value for t in at.title] == ["射經 Coach: sign in"]
-    assert "Database" not in _texts(at) and "Session review" not in _texts(at)
+    assert "Database" not in texts(at) and "Session review" not in texts(at)
     at.query_params["token"] = "wrong"
     at.run()
     assert [t.value for t in at.title] == ["射經 Coach: sign in"]
@@ -120,8 +113,7 @@ def test_shared_without_the_passcode_shows_only_the_login(shared):
 
 
 def test_shared_with_the_token_in_the_url_is_admitted(shared):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = "en"
+    at = app()
     at.query_params["token"] = "長弓 s3cret"
     at.run()
     assert not at.exception
@@ -132,15 +124,13 @@ def test_shared_with_the_token_in_the_url_is_admitted(shared):
     "spec", ["http://169.254.169.254/latest/meta-data/", "rtsp://10.0.0.1/cam", "file:///etc/passwd", "/etc/hosts"]
 )
 def test_live_page_refuses_sources_not_allowed(env, spec):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = "en"
-    at.switch_page("coach/dashboard/pages/live.py")
+    at = app("live")
     at.run()
     at.text_input(key="live_new_archer").input("甲")
     at.text_input(key="live_source").input(spec)
     at.button(key="live_start").click().run()
     assert not at.exception
-    assert at.error and "allowed" in at.error[0].value, _texts(at)
+    assert at.error and "allowed" in at.error[0].value, texts(at)
 
 
 def test_live_sources_the_operator_allows(env, monkeypatch):
@@ -160,11 +150,10 @@ def test_annotation_markdown_is_shown_as_text(env):
     shutil.move(db, env / "coach.db")
     with Store.open(env / "coach.db") as store:
         store.annotate(1, "comment", comment="![x](http://evil.example/p.png) <img src=x> :red[boo]", author="c")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = "en"
+    at = app()
     at.run()
     assert not at.exception
-    shown = _texts(at)
+    shown = texts(at)
     assert "evil" in shown  # the comment is there …
     for raw in ("![x](", ":red[boo]", "![a]("):  # … as text
         assert raw not in shown, [line for line in shown.splitlines() if raw in line]

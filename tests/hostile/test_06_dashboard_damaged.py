@@ -6,9 +6,10 @@ import shutil
 import sqlite3
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.support.hostile_corpus import ROOT, make_store, snapshot
+from tests.support.dashboard import app, point_dashboard_at
+from tests.support.hostile_corpus import make_store, snapshot
+from tests.support.paths import SAMPLES
 
 PAGES = ("review", "analyze", "compare", "trends", "rulebook", "live")
 
@@ -37,16 +38,11 @@ def test_every_page_says_one_line(tmp_path, monkeypatch, how):
         store.record_shot(1, ShotResult(0, 0, 1, 2, 5, 8, 30.0, findings=[Finding("cup_of_water", "fault", 1.0, {})]))
     shutil.copy(db, tmp_path / "coach.db")
     _damage(tmp_path / "coach.db", how)
-    monkeypatch.setenv("COACH_DB", str(tmp_path / "coach.db"))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path, samples=SAMPLES)
     before = snapshot(tmp_path / "coach.db")
     said = []
     for page in PAGES:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-        at.session_state["lang"] = "en"
-        at.switch_page(f"coach/dashboard/pages/{page}.py")
-        at.run()
+        at = app(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
         for e in at.error:  # a page that reads the damage says so in one line naming the store
             assert "coach.db" in e.value and "\n" not in e.value.strip(), (page, e.value)

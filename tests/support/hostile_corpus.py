@@ -145,7 +145,9 @@ def make_store(folder: Path, archer: str = "A") -> Path:
 
 # A minimal valid rule pack (header and one rule, thresholds added by the caller), for the pack validators.
 PACK_HEAD = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
-PACK_RULE = """
+
+
+_PACK_RULE = """
 [[rules]]
 id = "r1"
 name_zh = "甲"
@@ -160,3 +162,11 @@ metric = "bow_elbow_angle"
 phases = ["hold"]
 views = ["any"]
 """
+
+
+def pack_rule(views: str = "any") -> str:
+    """The one rule of the minimal pack, seen from `views` (a view name, or "any")."""
+    return _PACK_RULE.replace('views = ["any"]', f'views = ["{views}"]')
+
+
+PACK_RULE = pack_rule()

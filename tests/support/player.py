@@ -14,7 +14,7 @@ import numpy as np
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
 from coach.recording import SessionRecorder
-from coach.store import Store, VideoFrameGrabber
+from coach.store import Store, StoredShot, VideoFrameGrabber
 from posture_rules.pack import Profile, load_pack
 from tests.support.paths import GOLDEN  # noqa: F401  (the tests import it from here)
 
@@ -53,7 +53,7 @@ def coded_video(path: Path, n: int, fps: float) -> Path:
     return path
 
 
-def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool = True) -> tuple[int, list[dict]]:
+def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool = True) -> tuple[int, list[StoredShot]]:
     """Record the golden pose track of `clip` as a session, its pose track kept as the dashboard keeps it (key
     frames and their poses from a coded video of
     the track's length, which becomes the session's annotated video, or with `annotated=False` its original

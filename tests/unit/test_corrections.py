@@ -17,7 +17,7 @@ from coach.corrections import Correction, apply_correction
 from coach.kept_track import decode, encode_track
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
-from coach.store import Store
+from coach.store import Store, TrendRow
 from posture_rules.pack import Profile
 from tests.support.paths import ROOT
 
@@ -34,7 +34,7 @@ def _clip(name: str) -> tuple[Path, dict]:
 def _analyse_into(db: Path, track: Path, archer: str = "王小明", hand: str = "right") -> int:
     assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--handedness", hand, "--db", str(db)]) == 0
     with Store.open(db) as s:
-        return max(r["id"] for r in s.sessions())
+        return max(r.id for r in s.sessions())
 
 
 def _rows(db: Path) -> dict[str, list]:
@@ -140,8 +140,8 @@ def test_a_missed_release_corrected_becomes_a_labelled_clip(tmp_path: Path, caps
     assert rc == 0 and "shot added" in out and "李教練" in out
     with Store.open(db) as s:
         (shot,) = s.shots(sid)
-        assert shot["corrected"]["by"] == "李教練" and shot["release_source"] == "coach"
-        assert {f["verdict"] for f in shot["findings"]} & {"pass", "fault"}  # judged, on the coach's marks
+        assert shot.result.corrected["by"] == "李教練" and shot.result.release_source == "coach"
+        assert {f.verdict for f in shot.result.findings} & {"pass", "fault"}  # judged, on the coach's marks
     # the reports and the terminal say who corrected which shot
     html, pdf = tmp_path / "r.html", tmp_path / "r.pdf"
     assert main(["report", str(sid), "--format", "html", "--out", str(html), "--db", str(db)]) == 0
@@ -181,7 +181,7 @@ def test_a_late_anchor_corrected_is_scored_against_the_coach(tmp_path: Path, cap
     html = tmp_path / "r.html"
     assert main(["report", str(sid), "--format", "html", "--out", str(html), "--db", str(db)]) == 0
     text = html.read_text(encoding="utf-8")
-    assert f"corrected by coach 由coach校正: anchor 靠位 {before['anchor_frame']} → {want['anchor_frame']}" in text
+    assert f"corrected by coach 由coach校正: anchor 靠位 {before.result.anchor_frame} → {want['anchor_frame']}" in text
     csv_out = tmp_path / "r.csv"
     assert main(["report", str(sid), "--format", "csv", "--out", str(csv_out), "--db", str(db)]) == 0
     import csv
@@ -190,14 +190,14 @@ def test_a_late_anchor_corrected_is_scored_against_the_coach(tmp_path: Path, cap
     assert rows and {r["corrected_by"] for r in rows} == {"coach"}
     with Store.open(db) as s:
         (c,) = s.corrections(sid)
-        assert c["marks"] == [{"mark": "anchor", "before": before["anchor_frame"], "after": want["anchor_frame"]}]
-        assert c["before"]["findings"] == before["findings"]  # the machine's verdicts are kept
+        assert c.marks == [{"mark": "anchor", "before": before.result.anchor_frame, "after": want["anchor_frame"]}]
+        assert c.before["findings"] == before.to_json()["findings"]  # the machine's verdicts are kept
     assert main(["labels", "export", str(sid), "--out", str(tmp_path / "bench"), "--db", str(db)]) == 0
     capsys.readouterr()
     assert main(["eval", str(tmp_path / "bench")]) == 0
     out = capsys.readouterr().out
     assert "releases within ±2: 1/1" in out
-    assert f"anchor error [{before['anchor_frame'] - want['anchor_frame']}]" in out
+    assert f"anchor error [{before.result.anchor_frame - want['anchor_frame']}]" in out
 
 
 def _only(folder: Path, name: str) -> Path:
@@ -242,13 +242,13 @@ def _others(rows: dict[str, list], sid: int, shot_ids: set[int]) -> dict[str, li
 
 def _shot_ids(db: Path, sid: int) -> set[int]:
     with Store.open(db) as s:
-        return {sh["_id"] for sh in s.shots(sid)}
+        return {sh.id for sh in s.shots(sid)}
 
 
-def _trend(db: Path, sid: int) -> dict:
+def _trend(db: Path, sid: int) -> TrendRow:
     with Store.open(db) as s:
-        archer = s.session(sid)["archer_id"]
-        return next(r for r in s.trend_rows(archer) if r["id"] == sid)
+        archer = s.session(sid).archer_id
+        return next(r for r in s.trend_rows(archer) if r.id == sid)
 
 
 def test_delete_a_shot(three_shots) -> None:
@@ -263,16 +263,16 @@ def test_delete_a_shot(three_shots) -> None:
         notes = s.annotations(a)
         (c,) = s.corrections(a)
     assert r.shot is None and len(r.shots) == 2
-    assert [x["release_frame"] for x in shots1] == [shots0[0]["release_frame"], shots0[2]["release_frame"]]
-    assert [x["index"] for x in shots1] == [0, 1]
-    assert [x["findings"] for x in shots1] == [shots0[0]["findings"], shots0[2]["findings"]]
-    assert notes[0]["shot"] == 1  # the comment on the third shot follows it
-    assert c["action"] == "delete" and c["before"]["release_frame"] == shots0[1]["release_frame"]
+    assert [x.result.release_frame for x in shots1] == [shots0[0].result.release_frame, shots0[2].result.release_frame]
+    assert [x.index for x in shots1] == [0, 1]
+    assert [x.result.findings for x in shots1] == [shots0[0].result.findings, shots0[2].result.findings]
+    assert notes[0].shot == 1  # the comment on the third shot follows it
+    assert c.action == "delete" and c.before["release_frame"] == shots0[1].result.release_frame
     assert _others(_rows(db), a, ids) == _others(before, a, ids)
     t = _trend(db, a)
-    assert t["shots"] == 2
-    assert sum(v["fault"] + v["pass"] + v["not_assessable"] + v["dismissed"] for v in t["rules"].values()) == sum(
-        len(x["findings"]) for x in shots1
+    assert t.shots == 2
+    assert sum(v["fault"] + v["pass"] + v["not_assessable"] + v["dismissed"] for v in t.rules.values()) == sum(
+        len(x.result.findings) for x in shots1
     )
 
 
@@ -283,20 +283,20 @@ def test_add_a_shot_finds_its_marks_with_the_trackers_code(three_shots) -> None:
     with Store.open(db) as s:
         machine = s.shots(a)[1]
         apply_correction(s, Correction(a, 1, "delete", {}, "李"))
-        ids = {sh["_id"] for sh in s.shots(a)}
+        ids = {sh.id for sh in s.shots(a)}
     before = _rows(db)
     with Store.open(db) as s:
-        r = apply_correction(s, Correction(a, None, "add", {"release": machine["release_frame"]}, "李"))
+        r = apply_correction(s, Correction(a, None, "add", {"release": machine.result.release_frame}, "李"))
         shots = s.shots(a)
     assert r.shot is not None and r.shot.index == 1 and len(shots) == 3
     added = shots[1]
-    assert added["release_frame"] == machine["release_frame"] and added["corrected"]["action"] == "add"
-    assert abs(added["anchor_frame"] - machine["anchor_frame"]) <= 3
-    assert abs(added["draw_start_frame"] - machine["draw_start_frame"]) <= 5
-    assert {f["verdict"] for f in added["findings"]} & {"pass", "fault"}
+    assert added.result.release_frame == machine.result.release_frame and added.result.corrected["action"] == "add"
+    assert abs(added.result.anchor_frame - machine.result.anchor_frame) <= 3
+    assert abs(added.result.draw_start_frame - machine.result.draw_start_frame) <= 5
+    assert {f.verdict for f in added.result.findings} & {"pass", "fault"}
     rows = _rows(db)
-    assert _others(rows, a, ids | {added["_id"]}) == _others(before, a, ids)
-    assert _trend(db, a)["shots"] == 3
+    assert _others(rows, a, ids | {added.id}) == _others(before, a, ids)
+    assert _trend(db, a).shots == 3
 
 
 def test_let_down(three_shots) -> None:
@@ -306,30 +306,33 @@ def test_let_down(three_shots) -> None:
     with Store.open(db) as s:
         shots0 = s.shots(a)
         r = apply_correction(s, Correction(a, 2, "let_down", {}, "李"))
-        report = s.session(a)["report"]
+        report = s.session(a).report
     assert r.shot is None and len(r.shots) == 2
     assert any(re.match(r"^frames \d+–\d+ .*a let-down.*marked by 李", n) for n in report["notes"])
-    assert [s["release_frame"] for s in report["shots"]] == [x["release_frame"] for x in shots0[:2]]
+    assert [s["release_frame"] for s in report["shots"]] == [x.result.release_frame for x in shots0[:2]]
     assert _others(_rows(db), a, ids) == _others(before, a, ids)
-    assert _trend(db, a)["shots"] == 2
+    assert _trend(db, a).shots == 2
 
 
 def test_moving_a_release_rejudges_the_shot_and_the_session(three_shots) -> None:
     db, a, _ = three_shots
     with Store.open(db) as s:
         shots0 = s.shots(a)
-        rel = shots0[0]["release_frame"] + 6
+        rel = shots0[0].result.release_frame + 6
         r = apply_correction(s, Correction(a, 0, "move", {"release": rel}, "李教練"))
         shot = s.shots(a)[0]
         session = s.session(a)
-    assert shot["release_frame"] == rel and shot["corrected"]["machine"]["release"] == shots0[0]["release_frame"]
-    assert shot["phase_times_s"]["hold_s"] > shots0[0]["phase_times_s"]["hold_s"]
-    t = shot["phase_times_s"]
-    assert shot["measures"]["hold_time"] == pytest.approx(t["release_at"] - t["anchor_at"], abs=1e-3)
+    assert (
+        shot.result.release_frame == rel
+        and shot.result.corrected["machine"]["release"] == shots0[0].result.release_frame
+    )
+    assert shot.result.times_s["hold_s"] > shots0[0].result.times_s["hold_s"]
+    t = shot.result.times_s
+    assert shot.result.measures["hold_time"] == pytest.approx(t["release_at"] - t["anchor_at"], abs=1e-3)
     with Store.open(db) as s:
-        holds = [x["measures"]["hold_time"] for x in s.shots(a)]
-    assert session["report"]["consistency"]["measures"]["hold_time_mean"] == pytest.approx(np.mean(holds), abs=1e-3)
-    assert [f.rule for f in r.consistency] == [f["rule"] for f in session["report"]["consistency"]["findings"]]
+        holds = [x.result.measures["hold_time"] for x in s.shots(a)]
+    assert session.report["consistency"]["measures"]["hold_time_mean"] == pytest.approx(np.mean(holds), abs=1e-3)
+    assert [f.rule for f in r.consistency] == [f["rule"] for f in session.report["consistency"]["findings"]]
 
 
 # ---- one-line errors -----------------------------------------------------------------------------------------
@@ -362,7 +365,7 @@ def test_one_line_errors(three_shots, tmp_path: Path, capsys, argv: list[str], s
 def test_a_release_inside_another_shot_is_refused(three_shots, capsys) -> None:
     db, a, _ = three_shots
     with Store.open(db) as s:
-        inside = s.shots(a)[1]["anchor_frame"] + 3
+        inside = s.shots(a)[1].result.anchor_frame + 3
     rows = _rows(db)
     assert main(["correct", str(a), "--add-shot", "--release", str(inside), "--db", str(db)]) == 3
     assert "is inside shot 2" in capsys.readouterr().err
@@ -379,14 +382,14 @@ def test_key_frames_follow_a_moved_release(tmp_path: Path) -> None:
     db = tmp_path / "v.db"
     assert main(["analyze", str(clip), "--archer", "王", "--db", str(db)]) == 0
     with Store.open(db) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shot = s.shots(sid)[0]
         assert s.pose_track(sid) is not None  # kept from the model's own run
-        old = {k.kind: k.frame for k in s.key_frames(shot["_id"])}
-        rel = shot["release_frame"] + 4
+        old = {k.kind: k.frame for k in s.key_frames(shot.id)}
+        rel = shot.result.release_frame + 4
         apply_correction(s, Correction(sid, 0, "move", {"release": rel}, "李"))
-        now = {k.kind: k for k in s.key_frames(s.shots(sid)[0]["_id"])}
-    assert old["release"] == shot["release_frame"] and now["release"].frame == rel
+        now = {k.kind: k for k in s.key_frames(s.shots(sid)[0].id)}
+    assert old["release"] == shot.result.release_frame and now["release"].frame == rel
     assert now["release"].landmarks.shape == (33, 3)
     # found by its time, the same image as decoding the video from its start to that frame
     from coach.store import VideoFrameGrabber, encode_thumbnail
@@ -397,4 +400,4 @@ def test_key_frames_follow_a_moved_release(tmp_path: Path) -> None:
     finally:
         g.close()
     assert now["release"].jpeg == encode_thumbnail(img, img.shape[1])[0]
-    assert now["full_draw"].frame == (shot["anchor_frame"] + rel) // 2
+    assert now["full_draw"].frame == (shot.result.anchor_frame + rel) // 2

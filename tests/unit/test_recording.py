@@ -88,7 +88,7 @@ def test_nothing_is_written_until_a_shot_then_the_given_profile_is_saved(tmp_pat
     rec.close()
     with Store.open(db, readonly=True) as store:
         assert store.archer("Ann").handedness == "left"
-        assert store.session(started[0])["complete"] is True
+        assert store.session(started[0]).complete is True
         assert len(store.shots(started[0])) == 1
     # the next recording for Ann, with nothing given, analyses with her saved profile
     assert open_archer(db, "Ann").profile.handedness == "left"

@@ -11,22 +11,24 @@ from coach.dashboard.metric_chart import bands, metric_chart, metric_rows
 from coach.dashboard.player import Clip, media_url, pair_player, session_videos, video_frame_count
 from coach.dashboard.player.ghost import Ghost, ghost, shot_poses
 from coach.dashboard.player.model import Span, shot_span, shot_ticks
+from coach.metrics import METRICS
 from coach.report.data import gather
-from posture_rules.metrics import METRICS
+from coach.store import StoredShot
 
 
 def all_shots(store, lang: str) -> list[dict]:
+    """Every stored shot the page can pick: its key, session, the stored shot, frame rate and label."""
     out = []
     for s in store.sessions():
-        fps = float(store.session(s["id"]).get("fps") or 30.0)
-        for sh in store.shots(s["id"]):
+        fps = store.session(s.id).frame_rate
+        for sh in store.shots(s.id):
             out.append(
                 {
-                    "key": f"{s['id']}:{sh['index']}",
-                    "sid": s["id"],
+                    "key": f"{s.id}:{sh.index}",
+                    "sid": s.id,
                     "shot": sh,
                     "fps": fps,
-                    "label": f"{session_label(s, lang)} — {ui.tr('shot', n=sh['index'] + 1)}",
+                    "label": f"{session_label(s, lang)} — {ui.tr('shot', n=sh.index + 1)}",
                 }
             )
     return out
@@ -50,11 +52,11 @@ SYNC_LABELS = {
 }
 
 
-def sync_frame(shot: dict, mark: str) -> int | None:
+def sync_frame(shot: StoredShot, mark: str) -> int | None:
     """The frame the two shots are synchronised at: the chosen mark, else the release, else the anchor."""
     for k in (mark, "release_frame", "anchor_frame"):
-        if shot.get(k) is not None:
-            return int(shot[k])
+        if getattr(shot.result, k) is not None:
+            return int(getattr(shot.result, k))
     return None
 
 
@@ -66,9 +68,9 @@ def shot_clip(settings, store, s: dict, mark: str, name: str, lang: str) -> Clip
     sync = sync_frame(s["shot"], mark)
     if video is None or sync is None:
         return None
-    n = video_frame_count(video, session.get("frame_count"))
-    ticks = shot_ticks(s["shot"], s["pack"], lang)
-    span = shot_span(s["shot"])
+    n = video_frame_count(video, session.frame_count)
+    ticks = shot_ticks(s["shot"].to_json(), s["pack"], lang)
+    span = shot_span(s["shot"].to_json())
     spans = [Span(span[0], span[1], name)] if span else []
     return Clip(media_url(video, f"compare.{name}"), s["fps"], n, ticks, spans, sync, f"{name} — {s['label']}")
 
@@ -137,8 +139,8 @@ def render() -> None:
         picked = [dict(by_key[a]), dict(by_key[b])]
         pack = None
         for s in picked:
-            s["kf"], s["pack"] = release_frame_image(store, s["sid"], s["shot"]["index"])
-            s["series"] = store.series(s["shot"]["_id"])
+            s["kf"], s["pack"] = release_frame_image(store, s["sid"], s["shot"].index)
+            s["series"] = store.series(s["shot"].id)
             pack = s["pack"]
         st.subheader(ui.tr("pl_side_by_side"))
         played = side_by_side(settings, store, picked, names, lang)
@@ -151,27 +153,25 @@ def render() -> None:
                 if s["kf"] is not None:
                     kind, frame, jpeg = s["kf"]
                     st.image(jpeg, caption=f"{ui.tr('kf_' + kind)} · #{frame}", width="stretch")
-            faults = [f for f in s["shot"].get("findings", []) if f["verdict"] == "fault"]
+            faults = s["shot"].result.faults
             st.caption(
                 f"{ui.esc(name)}: "
                 + (
-                    ", ".join(
-                        f"✗ {pack.by_id[f['rule']].name_zh if f['rule'] in pack.by_id else f['rule']}" for f in faults
-                    )
+                    ", ".join(f"✗ {pack.by_id[f.rule].name_zh if f.rule in pack.by_id else f.rule}" for f in faults)
                     or ui.tr("no_faults")
                 )
             )
 
-    rows = metric_rows([(n, s["series"], s["shot"], s["fps"]) for n, s in zip(names, picked)])
+    rows = metric_rows([(n, s["series"], s["shot"].to_json(), s["fps"]) for n, s in zip(names, picked)])
     if not rows:
         st.info(ui.tr("no_series"))
         return
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
     fault_metrics = [
-        pack.by_id[f["rule"]].metric
+        pack.by_id[f.rule].metric
         for s in picked
-        for f in s["shot"].get("findings", [])
-        if f["verdict"] == "fault" and f["rule"] in pack.by_id and pack.by_id[f["rule"]].metric in metrics
+        for f in s["shot"].result.faults
+        if f.rule in pack.by_id and pack.by_id[f.rule].metric in metrics
     ]
     default = list(dict.fromkeys(fault_metrics + ["draw_elbow_elevation", "bow_elbow_angle", "draw_hand_to_chin"]))
     default = [m for m in default if m in metrics][:4] or metrics[:3]
@@ -184,19 +184,16 @@ def render() -> None:
     )
     if chosen:
         shown = [r for r in rows if r["metric"] in chosen]
-        band_of = bands(pack, [picked[0]["shot"]], chosen)
+        band_of = bands(pack, [picked[0]["shot"].to_json()], chosen)
         chart = metric_chart(shown, band_of, lambda m: metric_label(m, pack, lang), lang)
         st.altair_chart(chart, width="stretch")
 
     st.subheader(ui.tr("measures"))
-    names_m = sorted({k for s in picked for k in (s["shot"].get("measures") or {})})
+    names_m = sorted({k for s in picked for k in s["shot"].result.measures})
     units = {k: METRICS[k].unit if k in METRICS else "" for k in names_m}
     table = {
         ui.tr("measure"): [metric_label(k, pack, lang) for k in names_m],
-        **{
-            n: [fmt_value((s["shot"].get("measures") or {}).get(k), units[k]) for k in names_m]
-            for n, s in zip(names, picked)
-        },
+        **{n: [fmt_value(s["shot"].result.measures.get(k), units[k]) for k in names_m] for n, s in zip(names, picked)},
     }
     st.dataframe(pd.DataFrame(table), hide_index=True)
 

@@ -24,6 +24,7 @@ from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
 from coach.dashboard.tidy_panel import session_tidy_panel, show_done
 from coach.report.data import gather, local_time
+from coach.store import SessionSummary, StoredSession
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
 TIMELINE_COLOURS = {
@@ -61,9 +62,9 @@ def empty_state(settings) -> None:
     st.page_link(ui.PAGES["analyze"], label=ui.tr("page_analyze"), icon=":material/movie:")
 
 
-def pick_session(sessions: list[dict], running: dict[int, float]) -> int:
-    ids = [s["id"] for s in sessions]
-    by_id = {s["id"]: s for s in sessions}
+def pick_session(sessions: list[SessionSummary], running: dict[int, float]) -> int:
+    ids = [s.id for s in sessions]
+    by_id = {s.id: s for s in sessions}
     want = st.session_state.pop("review_sid", None)
     if want in ids:
         st.session_state["review_session"] = want
@@ -118,7 +119,14 @@ def timeline_chart(rows: list[dict]) -> alt.LayerChart:
 
 
 def video_panel(
-    settings, sid: int, session: dict, shots: list[dict], pack, fps: float, annotations, running: bool = False
+    settings,
+    sid: int,
+    session: StoredSession,
+    shots: list[dict],
+    pack,
+    fps: float,
+    annotations,
+    running: bool = False,
 ) -> None:
     """The frame player with the shot's marks and faults on its scrub bar; "jump to" (a mark, a fault, a band of
     the timeline) lands on the exact frame."""
@@ -155,7 +163,7 @@ def video_panel(
             skeleton = kept_skeleton(settings, sid, spans)
             if skeleton is not None and not st.toggle(ui.tr("pl_skeleton"), value=True, key=f"skeleton_{sid}"):
                 skeleton = None
-        n = video_frame_count(video, session.get("frame_count"))
+        n = video_frame_count(video, session.frame_count)
         clip = Clip(media_url(video, f"review.{sid}"), fps, n, ticks, spans)
         frame_player(clip, key=key, lang=lang, skeleton=skeleton)
 
@@ -316,10 +324,10 @@ def coach_panel(settings, sid: int, rd, lang: str) -> None:
     if rd.annotations:
         st.markdown(f"**{ui.tr('annotations')}**")
         for a in rd.annotations:
-            where = ui.tr("shot", n=a["shot"] + 1) if a.get("shot") is not None else ui.tr("consistency")
-            name = rule_name(rd.pack, a["rule"], lang) if a.get("rule") else ""
-            text = f" — {ui.esc(a['comment'])}" if a.get("comment") else ""  # user text: shown, never rendered
-            st.markdown(f"- {local_time(a['created_at'])} · {where} · {name} · **{ui.tr('act_' + a['action'])}**{text}")
+            where = ui.tr("shot", n=a.shot + 1) if a.shot is not None else ui.tr("consistency")
+            name = rule_name(rd.pack, a.rule, lang) if a.rule else ""
+            text = f" — {ui.esc(a.comment)}" if a.comment else ""  # user text: shown, never rendered
+            st.markdown(f"- {local_time(a.created_at)} · {where} · {name} · **{ui.tr('act_' + a.action)}**{text}")
 
 
 def render() -> None:

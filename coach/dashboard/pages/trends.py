@@ -34,7 +34,7 @@ def render() -> None:
         name = st.selectbox(ui.tr("archer"), names, key="trend_archer")
         archer = store.archer(name)
         trend = store.trend_rows(archer.id)
-        sessions = [store.session(s["id"]) for s in store.sessions(name)]
+        sessions = [store.session(s.id) for s in store.sessions(name)]
     archer_tidy_panel(settings, name)
     if not trend:
         st.info(ui.tr("no_sessions_archer"))
@@ -45,10 +45,10 @@ def render() -> None:
     overview = pd.DataFrame(
         [
             {
-                ui.tr("session"): f"#{s['id']}",
-                ui.tr("date"): local_time(s["started_at"]),
-                ui.tr("shot_word"): s["shots"],
-                t("v_fault", lang): sum(c.get("fault", 0) for c in s["rules"].values()),
+                ui.tr("session"): f"#{s.id}",
+                ui.tr("date"): local_time(s.started_at),
+                ui.tr("shot_word"): s.shots,
+                t("v_fault", lang): sum(c.get("fault", 0) for c in s.rules.values()),
             }
             for s in trend
         ]

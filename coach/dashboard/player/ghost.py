@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...landmarks import LEFT_SHOULDER, RIGHT_SHOULDER, SKELETON
+from ...store.records import StoredSession, StoredShot
 
 # nose, shoulders, elbows, wrists, hips, knees, ankles: what a coach compares; indices into the 33 landmarks
 POINTS = (0, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28)
@@ -41,14 +42,15 @@ class Ghost:
         return {"frames": self.frames, "edges": [list(e) for e in EDGES], "hold": 0 if self.dense else SPARSE_HOLD}
 
 
-def shot_poses(store, sid: int, session: dict, shot: dict, margin: int = 30) -> Poses | None:
+def shot_poses(store, sid: int, session: StoredSession, stored: StoredShot, margin: int = 30) -> Poses | None:
     """The shot's poses from the session's kept track (its frames from the raise to the end, `margin` either
     side), else from its key frames; None when neither holds a pose."""
-    size = (int(session.get("width") or 0), int(session.get("height") or 0))
+    size = (int(session.width or 0), int(session.height or 0))
     reader = getattr(store, "pose_track", None)
     track = reader(sid) if callable(reader) else None
-    marks = [shot.get(k) for k in ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")]
-    marks = [m for m in marks + [shot.get("end_frame")] if m is not None]
+    shot = stored.result
+    marks = [shot.raise_start_frame, shot.draw_start_frame, shot.anchor_frame, shot.release_frame, shot.end_frame]
+    marks = [m for m in marks if m is not None]
     if track is not None and marks:
         lo, hi = min(marks) - margin, max(marks) + margin
         scale = np.array([track.width, track.height], dtype=np.float32)
@@ -59,9 +61,7 @@ def shot_poses(store, sid: int, session: dict, shot: dict, margin: int = 30) -> 
                 out[f.index] = np.column_stack([lm[:, :2] * scale, lm[:, 3]])
         if out:
             return Poses(out, (int(track.width), int(track.height)), True)
-    if "_id" not in shot:
-        return None
-    out = {kf.frame: kf.landmarks for kf in store.key_frames(shot["_id"]) if kf.landmarks is not None}
+    out = {kf.frame: kf.landmarks for kf in store.key_frames(stored.id) if kf.landmarks is not None}
     if not out or not all(size):
         return None
     return Poses(out, size, False)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ...store.records import StoredSession
 from ..settings import VIDEO_SUFFIXES
 
 
@@ -26,10 +27,10 @@ class SessionVideos:
         return self.annotated or self.plain
 
 
-def annotated_is_stale(video: Path, session: dict) -> bool:
+def annotated_is_stale(video: Path, session: StoredSession) -> bool:
     """The annotated video was drawn before the session's latest analysis (a re-analysis outside the dashboard,
     e.g. `coach analyze --db`, keeps the session id but draws no video): its faults would be the old ones."""
-    finished = session.get("finished_at")
+    finished = session.finished_at
     if not finished:
         return False
     try:
@@ -39,10 +40,10 @@ def annotated_is_stale(video: Path, session: dict) -> bool:
     return video.stat().st_mtime < done - 1.0
 
 
-def session_videos(settings, sid: int, session: dict) -> SessionVideos:
+def session_videos(settings, sid: int, session: StoredSession) -> SessionVideos:
     annotated = settings.annotated_video(sid)
     stale = annotated.is_file() and annotated_is_stale(annotated, session)
-    src = Path(session.get("source") or "")
+    src = Path(session.source or "")
     plain = src if src.suffix.lower() in VIDEO_SUFFIXES and src.is_file() else None
     return SessionVideos(annotated if annotated.is_file() and not stale else None, plain, stale)
 

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 from posture_rules.pack import RulePack
 
+from ...store.records import Annotation
 from ..data import dismissed_findings, fault_window, rule_name
 from ..i18n import t
 
@@ -83,7 +84,7 @@ def shot_ticks(shot: dict, pack: RulePack, lang: str, dismissed: set | frozenset
 
 
 def session_ticks(
-    shots: list[dict], pack: RulePack, lang: str, annotations: list[dict] | None = None
+    shots: list[dict], pack: RulePack, lang: str, annotations: list[Annotation] | None = None
 ) -> tuple[list[Tick], list[Span]]:
     dismissed = dismissed_findings(annotations)
     ticks: list[Tick] = []

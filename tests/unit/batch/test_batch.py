@@ -150,10 +150,10 @@ def test_batch_folder_good_and_corrupt(tmp_path, archer_clip):
     with Store.open(db) as st:
         shots = st.shots(by["day1.mp4"].session)
         assert len(shots) == len(truth["shots"])
-        assert abs(shots[0]["release_frame"] - truth["shots"][0]["release_frame"]) <= 2
-        assert st.series(shots[0]["_id"]) is not None
-        assert {k.kind for k in st.key_frames(shots[0]["_id"])} == {"full_draw", "release"}
-        assert st.session(by["day1.mp4"].session)["report"]["frame_count"] == by["day1.mp4"].frames
+        assert abs(shots[0].result.release_frame - truth["shots"][0]["release_frame"]) <= 2
+        assert st.series(shots[0].id) is not None
+        assert {k.kind for k in st.key_frames(shots[0].id)} == {"full_draw", "release"}
+        assert st.session(by["day1.mp4"].session).report["frame_count"] == by["day1.mp4"].frames
         kept = st.pose_track(by["day1.mp4"].session)  # its pose track too, so a coach can correct it
         assert kept is not None and len(kept.frames) == by["day1.mp4"].frames
 

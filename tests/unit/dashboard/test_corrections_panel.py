@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from coach.cli import main
 from coach.store import Store
+from tests.support.dashboard import app, point_dashboard_at, texts
 from tests.support.paths import ROOT
 
 TRACK = ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz"
@@ -19,26 +20,13 @@ TRACK = ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz"
 @pytest.fixture()
 def store_env(tmp_path: Path, monkeypatch) -> Path:
     db = tmp_path / "coach.db"
-    monkeypatch.setenv("COACH_DB", str(db))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_SAMPLES", str(tmp_path / "samples"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path)
     assert main(["analyze", "--pose-track", str(TRACK), "--archer", "張三", "--db", str(db)]) == 0
     return db
 
 
-def review(lang: str = "en", frame: int | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if frame is not None:
-        at.session_state["review_frame"] = frame
-    at.switch_page("coach/dashboard/pages/review.py")
-    return at
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("subheader", "markdown", "caption", "info", "warning", "error", "success")
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+def review(lang: str = "en") -> AppTest:
+    return app("review", lang)
 
 
 def button(at: AppTest, label: str):
@@ -48,9 +36,9 @@ def button(at: AppTest, label: str):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_move_a_release_to_the_players_frame_and_save(store_env: Path, lang: str) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shot = s.shots(sid)[1]
-    target = shot["release_frame"] + 5
+    target = shot.result.release_frame + 5
     at = review(lang).run()
     assert not at.exception, [e.value for e in at.exception]
     from coach.dashboard.i18n import t
@@ -70,13 +58,13 @@ def test_move_a_release_to_the_players_frame_and_save(store_env: Path, lang: str
     with Store.open(store_env) as s:
         (c,) = s.corrections(sid)
         now = s.shots(sid)[1]
-    assert c["by"] == "李教練" and c["marks"] == [{"mark": "release", "before": shot["release_frame"], "after": target}]
-    assert now["release_frame"] == target and now["corrected"]["by"] == "李教練"
+    assert c.by == "李教練" and c.marks == [{"mark": "release", "before": shot.result.release_frame, "after": target}]
+    assert now.result.release_frame == target and now.result.corrected["by"] == "李教練"
 
 
 def test_add_and_delete_from_the_panel(store_env: Path) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shots = s.shots(sid)
     at = review().run()
     at.selectbox(key=f"corr_shot.{sid}.en").set_value(2).run()
@@ -85,22 +73,22 @@ def test_add_and_delete_from_the_panel(store_env: Path) -> None:
     button(at, "Save and re-judge").click().run()
     assert not at.exception and "the shot is removed" in texts(at)
     at.selectbox(key=f"corr_shot.{sid}.en").set_value(-1).run()
-    at.number_input(key=f"corr_frame.{sid}").set_value(shots[2]["release_frame"]).run()
+    at.number_input(key=f"corr_frame.{sid}").set_value(shots[2].result.release_frame).run()
     button(at, "Add a shot with its release here").click().run()
     button(at, "Save and re-judge").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Corrected by coach" in texts(at)
     with Store.open(store_env) as s:
-        assert [x["release_frame"] for x in s.shots(sid)] == [x["release_frame"] for x in shots]
-        assert [c["action"] for c in s.corrections(sid)] == ["delete", "add"]
+        assert [x.result.release_frame for x in s.shots(sid)] == [x.result.release_frame for x in shots]
+        assert [c.action for c in s.corrections(sid)] == ["delete", "add"]
 
 
 def test_a_bad_mark_is_one_line_on_the_page(store_env: Path) -> None:
     with Store.open(store_env) as s:
-        sid = s.sessions()[0]["id"]
+        sid = s.sessions()[0].id
         shot = s.shots(sid)[0]
     at = review().run()
-    at.number_input(key=f"corr_frame.{sid}").set_value(shot["raise_start_frame"]).run()
+    at.number_input(key=f"corr_frame.{sid}").set_value(shot.result.raise_start_frame).run()
     button(at, "Set release to this frame").click().run()
     button(at, "Save and re-judge").click().run()
     assert not at.exception

@@ -7,7 +7,7 @@ import pytest
 
 from coach.dashboard import data
 from coach.dashboard.i18n import TEXT, t
-from coach.store import Series
+from coach.store import Annotation, Series, SessionSummary, StoredSession, TrendRow
 from posture_rules.pack import Profile, load_pack
 
 PACK = load_pack()
@@ -54,7 +54,7 @@ def test_fault_jumps_start_a_little_before_the_fault():
 
 
 def test_verdict_rows_put_faults_first_with_quote_and_both_cues():
-    anns = [{"shot": 0, "rule": "straight_bow_arm", "action": "dismiss", "comment": "camera angle"}]
+    anns = [Annotation(1, 0, "straight_bow_arm", "dismiss", "camera angle", "coach", "2026-01-01T00:00:00")]
     rows = data.verdict_rows(SHOT, PACK, anns, "en")
     first = rows[0]
     rule = PACK.by_id["straight_bow_arm"]
@@ -69,12 +69,12 @@ def test_verdict_rows_put_faults_first_with_quote_and_both_cues():
 
 
 def test_dismissed_faults_leave_the_timeline_and_the_jumps():
-    anns = [{"shot": 0, "rule": "straight_bow_arm", "action": "dismiss", "comment": ""}]
+    anns = [Annotation(1, 0, "straight_bow_arm", "dismiss", "", "coach", "2026-01-01T00:00:00")]
     assert any(r["rule"] for r in data.timeline_rows([SHOT], FPS, PACK, "en"))
     assert not any(r["rule"] for r in data.timeline_rows([SHOT], FPS, PACK, "en", anns))
     assert data.fault_jumps([SHOT], FPS, PACK, "en") and not data.fault_jumps([SHOT], FPS, PACK, "en", anns)
     # a later accept puts it back
-    anns.append({"shot": 0, "rule": "straight_bow_arm", "action": "accept", "comment": ""})
+    anns.append(Annotation(2, 0, "straight_bow_arm", "accept", "", "coach", "2026-01-01T00:01:00"))
     assert data.fault_jumps([SHOT], FPS, PACK, "en", anns)
 
 
@@ -105,21 +105,26 @@ def test_threshold_overrides_validate_and_reach_the_analysis():
 
 
 def test_trend_tables():
-    trend = [
-        {"id": 1, "started_at": "2026-01-01", "shots": 3, "measures": {"hold_time": 2.0, "draw_length": 2.9},
-         "rules": {"cup_of_water": {"fault": 1, "pass": 2, "not_assessable": 0},
-                   "ding_ba_stance": {"fault": 0, "pass": 0, "not_assessable": 3}}},
-    ]  # fmt: skip
+    rules = {
+        "cup_of_water": {"fault": 1, "pass": 2, "not_assessable": 0},
+        "ding_ba_stance": {"fault": 0, "pass": 0, "not_assessable": 3},
+    }
+    trend = [TrendRow(1, "2026-01-01", True, 3, rules, {"hold_time": 2.0, "draw_length": 2.9})]
     (rate,) = data.fault_rate_rows(trend, PACK, "en")
     assert rate["rule_id"] == "cup_of_water" and rate["rate"] == pytest.approx(1 / 3)
     assert data.hold_time_rows(trend) == [{"session": 1, "date": "2026-01-01", "measure": "hold_time", "value": 2.0}]
-    sessions = [{"id": 1, "started_at": "x", "report": {"consistency": {"measures": {"anchor_spread": 0.05,
-                 "release_interval_cv": None, "other": 1.0}}}}]  # fmt: skip
+    report = {"consistency": {"measures": {"anchor_spread": 0.05, "release_interval_cv": None, "other": 1.0}}}
+    sessions = [
+        StoredSession(
+            1, 1, "a.mp4", "sha256:a", "p", "1", 30.0, 640, 480, 90, "side", "right", "x", "y", True, report, {}
+        )
+    ]
     assert data.consistency_rows(sessions) == [{"session": 1, "date": "x", "measure": "anchor_spread", "value": 0.05}]
 
 
 def test_session_label_marks_incomplete_sessions():
-    s = {"id": 3, "archer": "王小明", "source": "/x/y/clip.mp4", "started_at": "2026-01-02T10:11:12", "shots": 2,
-         "faults": 1, "complete": False}  # fmt: skip
+    s = SessionSummary(
+        3, "王小明", "/x/y/clip.mp4", "2026-01-02T10:11:12", None, False, None, None, "p", "1", "h", 2, 1
+    )
     label = data.session_label(s, "en")
     assert label.startswith("#3 王小明 · clip.mp4 · 2026-01-02 10:11") and "incomplete" in label

@@ -15,12 +15,11 @@ from coach.dashboard.metric_chart import bands, metric_chart, metric_rows, time_
 from coach.dashboard.player import REVIEW_FRAME
 from coach.dashboard.player.ghost import POINTS, Poses, ghost, shot_poses
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
-from coach.dashboard.settings import Settings
 from coach.landmarks import LEFT_SHOULDER, RIGHT_SHOULDER
 from coach.pose_frame import load_posetrack
 from coach.store import Store
 from posture_rules.pack import load_pack
-from tests.support.paths import ROOT
+from tests.support.dashboard import app, dashboard_at
 from tests.support.player import GOLDEN, record_track
 
 PACK = load_pack()
@@ -29,23 +28,11 @@ PACK = load_pack()
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("player_app")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("COACH_DB", str(tmp / "coach.db"))
-    mp.setenv("COACH_MEDIA", str(tmp / "media"))
-    mp.setenv("COACH_SAMPLES", str(tmp / "none"))
-    mp.setenv("COACH_DEMO", "off")
-    settings = Settings.from_env()
-    sessions = {c: record_track(settings.db, settings.media, f"射手 {c}", c) for c in ("fault_release", "fault_elbow")}
-    yield settings, sessions
-    mp.undo()
-
-
-def app(page: str | None = None, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if page:
-        at.switch_page(f"coach/dashboard/pages/{page}.py")
-    return at
+    with dashboard_at(tmp) as settings:
+        sessions = {
+            c: record_track(settings.db, settings.media, f"射手 {c}", c) for c in ("fault_release", "fault_elbow")
+        }
+        yield settings, sessions
 
 
 def player_data(at: AppTest) -> tuple[str, dict]:
@@ -58,20 +45,20 @@ def player_data(at: AppTest) -> tuple[str, dict]:
 def test_ticks_and_jumps_are_the_stored_marks_and_faults(env, lang):
     _, sessions = env
     _, shots = sessions["fault_release"]
-    ticks, spans = session_ticks(shots, PACK, lang)
+    ticks, spans = session_ticks([sh.to_json() for sh in shots], PACK, lang)
     for sh in shots:
-        mine = {(k.kind, k.frame) for k in ticks if k.shot == sh["index"]}
+        mine = {(k.kind, k.frame) for k in ticks if k.shot == sh.index}
         for field, kind in (
             ("anchor_frame", "anchor"),
             ("release_frame", "release"),
             ("draw_start_frame", "draw_start"),
         ):
-            if sh.get(field) is not None:
-                assert (kind, sh[field]) in mine
-        faults = [f for f in sh["findings"] if f["verdict"] == "fault"]
-        assert len([k for k in ticks if k.shot == sh["index"] and k.kind == "fault"]) == len(faults)
+            if getattr(sh.result, field) is not None:
+                assert (kind, getattr(sh.result, field)) in mine
+        faults = sh.result.faults
+        assert len([k for k in ticks if k.shot == sh.index and k.kind == "fault"]) == len(faults)
     assert len(spans) == len(shots)
-    assert all(s.start <= sh["release_frame"] <= s.end for s, sh in zip(spans, shots))
+    assert all(s.start <= sh.result.release_frame <= s.end for s, sh in zip(spans, shots))
     jumps = jump_targets(ticks)
     assert [(j.shot, j.frame) for j in jumps] == sorted((j.shot, j.frame) for j in jumps)
     assert all(f"#{j.frame}" in j.label for j in jumps)
@@ -81,8 +68,13 @@ def test_a_timeline_band_lands_on_its_own_first_frame(env):
     _, sessions = env
     _, shots = sessions["fault_elbow"]
     fps = 30.0
-    rows = timeline_rows(shots, fps, PACK, "en")
-    marks = {sh[k] for sh in shots for k in ("raise_start_frame", "draw_start_frame", "anchor_frame") if sh.get(k)}
+    rows = timeline_rows([sh.to_json() for sh in shots], fps, PACK, "en")
+    marks = {
+        m
+        for sh in shots
+        for m in (sh.result.raise_start_frame, sh.result.draw_start_frame, sh.result.anchor_frame)
+        if m
+    }
     starts = {frame_of_time(r["start_s"], fps) for r in rows}
     assert marks <= starts  # every phase band starts on its mark's exact frame
     assert all(frame_of_time(k / 29.97, 29.97) == k for k in range(0, 5000, 7))
@@ -94,11 +86,11 @@ def test_metric_chart_puts_the_release_at_zero_inside_the_axis(env):
     _, shots_a = sessions["fault_release"]
     _, shots_b = sessions["fault_elbow"]
     with Store.open(settings.db) as store:
-        sa, sb = store.series(shots_a[0]["_id"]), store.series(shots_b[0]["_id"])
-    rows = metric_rows([("A", sa, shots_a[0], 30.0), ("B", sb, shots_b[0], 30.0)])
+        sa, sb = store.series(shots_a[0].id), store.series(shots_b[0].id)
+    rows = metric_rows([("A", sa, shots_a[0].to_json(), 30.0), ("B", sb, shots_b[0].to_json(), 30.0)])
     for name, series, shot in (("A", sa, shots_a[0]), ("B", sb, shots_b[0])):
         frames = series.frames()
-        k = int(np.where(frames == shot["release_frame"])[0][0])
+        k = int(np.where(frames == shot.result.release_frame)[0][0])
         m = series.names[0]
         at_zero = [r for r in rows if r["shot"] == name and r["metric"] == m and r["t"] == 0.0]
         value = float(series.data[0, k]) - series.offsets.get(m, 0.0)
@@ -106,7 +98,7 @@ def test_metric_chart_puts_the_release_at_zero_inside_the_axis(env):
     lo, hi = time_domain(rows)
     assert lo < 0 < hi and hi >= 0.5
     # a series that stops before its release still shows the release on the axis
-    late = dict(shots_a[0], release_frame=int(sa.frames()[-1]) + 30)
+    late = dict(shots_a[0].to_json(), release_frame=int(sa.frames()[-1]) + 30)
     cut = metric_rows([("A", sa, late, 30.0)])
     assert max(r["t"] for r in cut) < 0 and time_domain(cut)[1] >= 0.5
 
@@ -115,11 +107,11 @@ def test_metric_chart_has_a_panel_per_metric_with_its_fine_range(env):
     settings, sessions = env
     _, shots = sessions["fault_release"]
     with Store.open(settings.db) as store:
-        series = store.series(shots[0]["_id"])
+        series = store.series(shots[0].id)
     chosen = ["draw_elbow_elevation", "bow_elbow_angle", "draw_hand_to_chin"]
-    rows = metric_rows([("A", series, shots[0], 30.0)], chosen)
-    band_of = bands(PACK, [shots[0]], chosen)
-    stored = next(f["threshold"] for f in shots[0]["findings"] if f["rule"] == "cup_of_water")
+    rows = metric_rows([("A", series, shots[0].to_json(), 30.0)], chosen)
+    band_of = bands(PACK, [shots[0].to_json()], chosen)
+    stored = next(f.threshold for f in shots[0].result.findings if f.rule == "cup_of_water")
     assert (band_of["draw_elbow_elevation"].lo, band_of["draw_elbow_elevation"].hi) == (
         stored.get("below"),
         stored.get("above"),
@@ -143,7 +135,7 @@ def track_poses(clip: str) -> Poses:
 def test_the_ghost_puts_shot_b_shoulders_on_shot_a(env):
     _, sessions = env
     a, b = track_poses("fault_release"), track_poses("fault_elbow")
-    sa, sb = sessions["fault_release"][1][0]["release_frame"], sessions["fault_elbow"][1][0]["release_frame"]
+    sa, sb = sessions["fault_release"][1][0].result.release_frame, sessions["fault_elbow"][1][0].result.release_frame
     g = ghost(a, b, sa, sb, 30.0, 30.0)
     assert g.dense
     at = next(f for f in g.frames if f["frame"] == sa)
@@ -169,11 +161,11 @@ def test_the_ghost_poses_come_from_the_kept_track_else_the_key_frames(env, monke
         monkeypatch.setattr(StoreClass, "pose_track", lambda self, s: None, raising=False)  # an older session
         keys = shot_poses(store, sid, store.session(sid), shots[0])
     assert kept is not None and kept.dense
-    assert all(f in kept.by_frame for f in range(shots[0]["raise_start_frame"], shots[0]["end_frame"] + 1))
+    assert all(f in kept.by_frame for f in range(shots[0].result.raise_start_frame, shots[0].result.end_frame + 1))
     assert keys is not None and not keys.dense
-    assert set(keys.by_frame) == {shots[0]["release_frame"], *keys.by_frame} and len(keys.by_frame) == 2
+    assert set(keys.by_frame) == {shots[0].result.release_frame, *keys.by_frame} and len(keys.by_frame) == 2
     # the same pose either way at the release (the key frame keeps the analysed pose; the track is quantised)
-    rel = shots[0]["release_frame"]
+    rel = shots[0].result.release_frame
     assert np.allclose(kept.by_frame[rel][[11, 12], :2], keys.by_frame[rel][[11, 12], :2], atol=1.0)
 
 
@@ -189,7 +181,7 @@ def test_review_player_frame_reaches_session_state_and_jumps_reach_the_player(en
     assert clip["url"].endswith(".mp4") and clip["n_frames"] == len(
         load_posetrack(GOLDEN / "fault_elbow.pose.json.gz").frames
     )
-    assert {tk["frame"] for tk in clip["ticks"] if tk["kind"] == "release"} == {s["release_frame"] for s in shots}
+    assert {tk["frame"] for tk in clip["ticks"] if tk["kind"] == "release"} == {s.result.release_frame for s in shots}
     assert at.session_state[REVIEW_FRAME] == 0
 
     # the browser reports the frame it rests on (setStateValue("frame", …))
@@ -200,12 +192,12 @@ def test_review_player_frame_reaches_session_state_and_jumps_reach_the_player(en
 
     # "jump to" shot 2's release: the player is asked to land there, once; the menu is blank again
     menu = at.selectbox(key=f"player_{sid}.jump.{lang}")
-    want = f"#{shots[1]['release_frame']}"
+    want = f"#{shots[1].result.release_frame}"
     k = next(i for i, s in enumerate(menu.options) if s.endswith(want))
     menu.set_value(k).run()
     assert not at.exception
     _, data = player_data(at)
-    assert data["seek"]["frame"] == shots[1]["release_frame"]
+    assert data["seek"]["frame"] == shots[1].result.release_frame
     n = data["seek"]["n"]
     assert at.selectbox(key=f"player_{sid}.jump.{lang}").value == 0
     at.run()
@@ -219,13 +211,13 @@ def test_compare_synchronises_the_two_clips_at_the_chosen_mark(env):
     assert not at.exception, [e.value for e in at.exception]
     _, data = player_data(at)
     a, b = data["clips"]
-    assert a["sync"] == shots_a[0]["release_frame"] and b["sync"] == shots_a[1]["release_frame"]
+    assert a["sync"] == shots_a[0].result.release_frame and b["sync"] == shots_a[1].result.release_frame
     assert data["ghost"] and data["ghost"]["frames"]
     at.radio(key="cmp_sync.en").set_value("anchor_frame").run()
     assert not at.exception
     _, data = player_data(at)
-    assert [c["sync"] for c in data["clips"]] == [shots_a[0]["anchor_frame"], shots_a[1]["anchor_frame"]]
-    assert data["seek"]["frame"] == shots_a[0]["anchor_frame"]
+    assert [c["sync"] for c in data["clips"]] == [shots_a[0].result.anchor_frame, shots_a[1].result.anchor_frame]
+    assert data["seek"]["frame"] == shots_a[0].result.anchor_frame
     assert sum(o.startswith("#2 ") for o in at.selectbox(key="cmp_b.en").options) == len(shots_b)
 
 
@@ -243,10 +235,10 @@ def test_the_kept_track_skeleton_covers_the_shots_over_the_original_video(env, m
     _, data = player_data(at)
     frames = data["skeleton"]["frames"]
     by = {f["frame"]: f for f in frames}
-    rel = shots[0]["release_frame"]
+    rel = shots[0].result.release_frame
     lm = track.frames[rel].landmarks
     ls = POINTS.index(LEFT_SHOULDER)
     assert by[rel]["points"][ls] == pytest.approx([lm[LEFT_SHOULDER, 0], lm[LEFT_SHOULDER, 1]], abs=1e-4)
-    assert min(by) >= shots[0]["raise_start_frame"] - 30 and max(by) <= shots[-1]["end_frame"] + 30
+    assert min(by) >= shots[0].result.raise_start_frame - 30 and max(by) <= shots[-1].result.end_frame + 30
     at.toggle(key=f"skeleton_{sid}").set_value(False).run()
     assert player_data(at)[1]["skeleton"] is None

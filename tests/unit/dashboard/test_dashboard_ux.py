@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 from coach.cli import main
 from coach.dashboard import data as dash_data
 from coach.store import Store
+from tests.support.dashboard import PAGES, app, dashboard_at, no_exception
 from tests.support.paths import ROOT
 
-PAGES = "coach/dashboard/pages"
 TRACK = ROOT / "tests" / "golden" / "fault_elbow.pose.json.gz"  # three shots, cup_of_water faulted in shot 1
 ARCHER = "王小明"
 
@@ -22,28 +22,11 @@ ARCHER = "王小明"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ux")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("COACH_DB", str(tmp / "coach.db"))
-    mp.setenv("COACH_MEDIA", str(tmp / "media"))
-    mp.setenv("COACH_SAMPLES", str(tmp / "samples"))
-    mp.setenv("COACH_DEMO", "off")
-    assert main(["analyze", "--pose-track", str(TRACK), "--archer", ARCHER, "--db", str(tmp / "coach.db")]) == 0
-    with Store.open(tmp / "coach.db") as store:
-        (s,) = store.sessions()
-    yield {"db": tmp / "coach.db", "sid": s["id"]}
-    mp.undo()
-
-
-def app(page: str | None = None, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    if page:
-        at.switch_page(f"{PAGES}/{page}.py")
-    return at
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    with dashboard_at(tmp):
+        assert main(["analyze", "--pose-track", str(TRACK), "--archer", ARCHER, "--db", str(tmp / "coach.db")]) == 0
+        with Store.open(tmp / "coach.db") as store:
+            (s,) = store.sessions()
+        yield {"db": tmp / "coach.db", "sid": s.id}
 
 
 def cells(at: AppTest) -> str:

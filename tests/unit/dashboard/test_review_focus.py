@@ -13,6 +13,7 @@ from coach.cli import main
 from coach.dashboard.i18n import t
 from coach.report.data import gather
 from coach.store import Store
+from tests.support.dashboard import app, no_exception, point_dashboard_at
 from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -21,9 +22,7 @@ GOLDEN = ROOT / "tests" / "golden"
 @pytest.fixture()
 def db(tmp_path: Path, monkeypatch) -> Path:
     path = tmp_path / "coach.db"
-    for k, v in (("COACH_DB", path), ("COACH_MEDIA", tmp_path / "m"), ("COACH_SAMPLES", tmp_path / "s")):
-        monkeypatch.setenv(k, str(v))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path)
     return path
 
 
@@ -32,15 +31,12 @@ def _record(db: Path, track: str) -> int:
         main(["analyze", "--pose-track", str(GOLDEN / f"{track}.pose.json.gz"), "--archer", "甲", "--db", str(db)]) == 0
     )
     with Store.open(db) as s:
-        return max(r["id"] for r in s.sessions())
+        return max(r.id for r in s.sessions())
 
 
 def _review(lang: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    at.switch_page("coach/dashboard/pages/review.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = app("review", lang).run()
+    no_exception(at)
     return at
 
 

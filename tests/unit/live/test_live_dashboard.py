@@ -13,9 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from coach.live import hub
-from coach.live.hub import REGISTRY, BrowserRun, Registry
+from coach.live.browser_run import BrowserRun
+from coach.live.hub import REGISTRY, Registry
 from coach.store import Store
-from tests.support.paths import ROOT, SAMPLES
+from tests.support.dashboard import app, no_exception, point_dashboard_at, texts
+from tests.support.paths import SAMPLES
 
 LIVE = "coach/dashboard/pages/live.py"
 CLIP = SAMPLES / "short_1shot.mp4"
@@ -23,9 +25,7 @@ CLIP = SAMPLES / "short_1shot.mp4"
 
 @pytest.fixture()
 def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("COACH_DB", str(tmp_path / "coach.db"))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path, samples=SAMPLES)
     yield tmp_path
     REGISTRY.pop("camera")  # a camera run is shared by every tab: never leave one to the next test
     for run in REGISTRY.runs():
@@ -33,24 +33,12 @@ def env(tmp_path, monkeypatch):
 
 
 def live(lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state["lang"] = lang
-    at.switch_page(LIVE)
-    return at.run()
+    return app("live", lang).run()
 
 
 def summary(at: AppTest) -> list[str]:
     """The shot summaries shown (each starts with the shot's number in bold)."""
     return [m.value for m in at.markdown if m.value.startswith(("**第 1 箭**", "**Shot 1**"))]
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("title", "subheader", "markdown", "caption", "info", "warning", "error", "success")
-    return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
 @pytest.mark.parametrize(
@@ -139,7 +127,7 @@ def test_a_sample_file_as_the_camera_shows_frames_then_the_shot(env):
     assert metrics["箭數"] == "1" and int(metrics["丟棄幀數"]) >= 0
     with Store.open(env / "coach.db") as store:
         (session,) = store.sessions()
-    assert session["archer"] == "王小明" and session["shots"] == 1 and session["complete"]
+    assert session.archer == "王小明" and session.shots == 1 and session.complete
     assert at.button(key="live_start").disabled is False  # ready for the next session
 
 
@@ -183,8 +171,8 @@ def test_watchdog_stops_the_runs_nobody_watches(monkeypatch):
 
 # ---- #15 item 14: the dropped frames said on the page, and a light picture ------------------------------------
 def _tally_page(lang: str) -> None:
+    from coach.live.board import Figures, Snapshot
     from coach.live.dashboard import _tally
-    from coach.live.hub import Figures, Snapshot
     from coach.live.session import Tally
     from posture_rules.pack import load_pack
 
@@ -209,7 +197,7 @@ def test_the_page_says_how_many_frames_were_dropped(lang, said):
 def test_the_pages_picture_is_a_small_jpeg_sent_again_only_for_a_new_frame():
     import cv2
 
-    from coach.live.hub import PAGE_MAX_SIDE, Board
+    from coach.live.board import PAGE_MAX_SIDE, Board
     from coach.live.session import LiveFrame
     from posture_rules.pack import load_pack
 

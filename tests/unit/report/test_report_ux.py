@@ -36,11 +36,11 @@ def report(db: Path, fmt: str, sid: int = 1):
 
 def test_a_dismissed_fault_is_struck_through_and_not_counted(db):
     with Store.open(db) as store:
-        before = store.sessions()[0]["faults"]
-        trend_before = store.trend_rows(store.archer(ARCHER).id)[0]["rules"]["cup_of_water"]["fault"]
+        before = store.sessions()[0].faults
+        trend_before = store.trend_rows(store.archer(ARCHER).id)[0].rules["cup_of_water"]["fault"]
         store.annotate(1, "dismiss", shot=0, rule="cup_of_water", comment="camera angle", author="李教練")
-        after = store.sessions()[0]["faults"]
-        trend = store.trend_rows(store.archer(ARCHER).id)[0]["rules"]["cup_of_water"]
+        after = store.sessions()[0].faults
+        trend = store.trend_rows(store.archer(ARCHER).id)[0].rules["cup_of_water"]
         d = gather(store, 1)
     assert after == before - 1 and trend["fault"] == trend_before - 1 and trend["dismissed"] == 1
     assert "cup_of_water" not in [f.rule for f in d.focus()]
@@ -56,7 +56,7 @@ def test_a_dismissed_fault_is_struck_through_and_not_counted(db):
     assert '"verdict": "fault"' in js and "cup_of_water" in js
     with Store.open(db) as store:  # an accept afterwards counts it again
         store.annotate(1, "accept", shot=0, rule="cup_of_water")
-        assert store.sessions()[0]["faults"] == before
+        assert store.sessions()[0].faults == before
 
 
 def test_the_top_says_when_what_and_what_to_work_on(db):

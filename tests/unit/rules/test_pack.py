@@ -1,11 +1,13 @@
 """Rule pack loading and validation: errors name the file, the rule and the field."""
 
+import os
 import re
 
 import pytest
 
 from coach.errors import RulePackError
 from posture_rules.pack import DEFAULT_PACK, Profile, load_pack
+from tests.support.hostile_corpus import PACK_HEAD, pack_rule
 from tests.support.paths import SHARED
 
 SEEDS = SHARED / "seeds"
@@ -17,27 +19,11 @@ def _write(tmp_path, body, name="pack.toml"):
     return p
 
 
-HEADER = 'schema = "coach.rulepack/1"\nid = "t"\nversion = "1"\ntitle = "t"\n'
-RULE = """
-[[rules]]
-id = "r1"
-name_zh = "甲"
-name_en = "a"
-section = "總訣"
-quote = "q"
-meaning_zh = "m"
-meaning_en = "m"
-cue_zh = "c"
-cue_en = "c"
-metric = "bow_elbow_angle"
-phases = ["hold"]
-views = ["face-on"]
-thresholds = { enter_below = 150.0, exit_below = 155.0 }
-"""
+RULE = pack_rule(views="face-on") + "thresholds = { enter_below = 150.0, exit_below = 155.0 }\n"
 
 
 def test_a_minimal_pack_loads(tmp_path):
-    pack = load_pack(_write(tmp_path, HEADER + RULE))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + RULE))
     assert [r.id for r in pack.rules] == ["r1"]
 
 
@@ -54,7 +40,7 @@ def test_a_minimal_pack_loads(tmp_path):
     ],
 )
 def test_invalid_fields_are_named(tmp_path, change, field):
-    p = _write(tmp_path, HEADER + RULE.replace(*change), name="我的規則.toml")
+    p = _write(tmp_path, PACK_HEAD + RULE.replace(*change), name="我的規則.toml")
     with pytest.raises(RulePackError) as e:
         load_pack(p)
     msg = str(e.value)
@@ -71,8 +57,8 @@ def test_not_toml_and_missing_file(tmp_path):
 def test_unobservable_rule_must_say_what_it_needs(tmp_path):
     body = RULE.split("metric")[0] + "observable = false\n"
     with pytest.raises(RulePackError, match="'needs'"):
-        load_pack(_write(tmp_path, HEADER + body))
-    pack = load_pack(_write(tmp_path, HEADER + body + 'needs = "bow tracking"\n'))
+        load_pack(_write(tmp_path, PACK_HEAD + body))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + body + 'needs = "bow tracking"\n'))
     assert not pack.rules[0].observable
 
 
@@ -98,17 +84,17 @@ def test_tolerance_scales_thresholds_around_the_norm():
 
 def test_draw_style_thresholds_and_family_are_validated(tmp_path):
     ok = RULE + 'family = "fam"\n[rules.draw_style.thumb]\nenter_below = 140.0\n'
-    pack = load_pack(_write(tmp_path, HEADER + ok))
+    pack = load_pack(_write(tmp_path, PACK_HEAD + ok))
     r = pack.rules[0]
     assert r.reports_as == "fam" and r.draw_style["thumb"].enter_below == 140.0
     assert Profile(draw_style="thumb").apply(pack).rules[0].thresholds.enter_below == 140.0
     assert Profile(draw_style="mediterranean").apply(pack).rules[0].thresholds.enter_below == 150.0
     bad = RULE + "[rules.draw_style.kyudo]\nenter_below = 140.0\n"
     with pytest.raises(RulePackError, match="draw_style"):
-        load_pack(_write(tmp_path, HEADER + bad))
+        load_pack(_write(tmp_path, PACK_HEAD + bad))
     bad = RULE + "[rules.draw_style.thumb]\nenter_below = 140.0\nexit_below = 130.0\n"
     with pytest.raises(RulePackError, match="draw_style.thumb.exit_below"):
-        load_pack(_write(tmp_path, HEADER + bad))
+        load_pack(_write(tmp_path, PACK_HEAD + bad))
 
 
 def test_bundled_pack_lists_every_rule_of_the_brief():
@@ -147,3 +133,30 @@ def test_one_threshold_validator_for_packs_and_overrides():
     assert threshold_problem({"exit_below": 1.0}).code == "exit_without_enter"
     assert threshold_problem({"exit_below": 1.0}, override=True) is None  # an override keeps the rule's enter
     assert threshold_problem({"enter_above": float("nan")}).code == "not_finite"
+
+
+@pytest.mark.parametrize(
+    "make, problem",
+    [
+        (lambda p: None, "no such rule pack file"),
+        (lambda p: p.mkdir(), "is a folder, not a rule pack file"),
+        (lambda p: os.mkfifo(p), "is not a regular file (a pipe, device or socket)"),
+        (lambda p: p.write_bytes(b"#" * (5 << 20)), "is 5 MB, more than the 4 MB a rule pack file may be"),
+    ],
+    ids=["missing", "folder", "fifo", "too-big"],
+)
+def test_only_a_small_regular_file_is_read_as_a_pack(tmp_path, make, problem):
+    p = tmp_path / "規則.toml"
+    make(p)
+    with pytest.raises(RulePackError) as e:
+        load_pack(p)
+    assert str(e.value).startswith(f"{p}: {problem}")
+
+
+def test_a_pack_file_name_that_is_not_utf8_is_refused_in_one_printable_line(tmp_path):
+    p = tmp_path / os.fsdecode(b"x\xe9.toml")
+    p.write_text(PACK_HEAD, encoding="utf-8")
+    with pytest.raises(RulePackError) as e:
+        load_pack(p)
+    assert "x\\xe9.toml: the file name is not valid UTF-8" in str(e.value)
+    str(e.value).encode("utf-8")  # printable: no lone surrogates

@@ -149,16 +149,16 @@ def test_v1_file_is_upgraded_in_place_and_keeps_its_data(tmp_path):
         assert not store.has_pose_track(1) and store.corrections(1) == []
         a = store.archer("Ayşe 王")
         assert a.handedness == "left" and a.draw_style == "mediterranean" and a.overrides == {}
-        assert [s["id"] for s in store.sessions()] == [1]
-        assert store.shots(1)[0]["anchor_frame"] == 30
-        assert store.findings(1)[0]["rule"] == "cup_of_water"
-        assert store.annotations(1)[0]["comment"] == "對"
+        assert [s.id for s in store.sessions()] == [1]
+        assert store.shots(1)[0].result.anchor_frame == 30
+        assert store.findings(1)[0].rule == "cup_of_water"
+        assert store.annotations(1)[0].comment == "對"
         # the new tables work on the upgraded file
         sid = store.begin_session(a, "new.mp4", "sha256:bb", load_pack(), Profile().to_json())
         series = Series(0, ["draw_elbow_elevation"], {}, np.zeros((1, 5), np.float32))
         kf = KeyFrame("full_draw", 45, 1.0, b"\xff\xd8jpeg", np.zeros((33, 3), np.float32))
         store.record_shot(sid, _shot(0), series=series, key_frames=[kf])
-        shot_id = store.shots(sid)[0]["_id"]
+        shot_id = store.shots(sid)[0].id
         assert store.series(shot_id).data.shape == (1, 5)
         assert store.key_frames(shot_id)[0].frame == 45
     # opening again is a no-op
@@ -266,7 +266,7 @@ def test_each_shot_is_committed_when_it_completes_and_rerecording_replaces(tmp_p
         assert _counts(db)["shots"] == 1
         rec.on_shot(_done(_shot(1)))
         assert _counts(db)["shots"] == 2
-        assert store.session(rec.sid)["complete"] is False
+        assert store.session(rec.sid).complete is False
         assert store.completed_session(rec.archer.id, rec.chash, pack) is None
         store.annotate(rec.sid, "comment", shot=0, rule="cup_of_water", comment="看肘", author="coach")
         # a second analysis of the same file for the same archer reuses the session
@@ -276,7 +276,7 @@ def test_each_shot_is_committed_when_it_completes_and_rerecording_replaces(tmp_p
             rec2.on_shot(_done(_shot(i, "pass")))
         rec2.finish(_report(3))
         s = store.session(rec.sid)
-        assert s["complete"] is True and s["report"]["schema"] == "coach.session/1"
+        assert s.complete is True and s.report["schema"] == "coach.session/1"
         assert store.completed_session(rec.archer.id, rec.chash, pack) == rec.sid
         # a shorter re-analysis drops the surplus shots
         rec3 = SessionRecorder(store, "مريم", clip, pack, Profile(), grabber=None)
@@ -314,7 +314,7 @@ def test_same_file_other_archer_is_another_session(tmp_path):
         a = SessionRecorder(store, "甲", clip, load_pack(), Profile(), grabber=None)
         b = SessionRecorder(store, "乙", clip, load_pack(), Profile(), grabber=None)
         assert a.sid != b.sid
-        assert [s["archer"] for s in store.sessions("乙")] == ["乙"]
+        assert [s.archer for s in store.sessions("乙")] == ["乙"]
 
 
 def test_archer_names_are_normalised(tmp_path):
@@ -364,14 +364,14 @@ def test_sigkill_mid_analysis_keeps_completed_shots_and_rerun_does_not_duplicate
 
     with Store.open(db) as store:
         (s,) = store.sessions()
-        assert not s["complete"]
-        assert s["archer"] == archer
-        killed_shots = store.shots(s["id"])
+        assert not s.complete
+        assert s.archer == archer
+        killed_shots = store.shots(s.id)
         assert len(killed_shots) >= 1
-        assert killed_shots[0]["findings"], "the shot's findings were committed with it"
-        assert store.findings(s["id"])
-        sid = s["id"]
-        shot_id = killed_shots[0]["_id"]
+        assert killed_shots[0].result.findings, "the shot's findings were committed with it"
+        assert store.findings(s.id)
+        sid = s.id
+        shot_id = killed_shots[0].id
         assert store.series(shot_id) is not None
         assert {k.kind for k in store.key_frames(shot_id)} == {"full_draw", "release"}
     assert main(["sessions", "--db", str(db)]) == 0
@@ -387,15 +387,15 @@ def test_sigkill_mid_analysis_keeps_completed_shots_and_rerun_does_not_duplicate
     capsys.readouterr()
     with Store.open(db) as store:
         (s,) = store.sessions()
-        assert s["id"] == sid and s["complete"]
+        assert s.id == sid and s.complete
         shots = store.shots(sid)
-        n_report = len(store.session(sid)["report"]["shots"])
-        assert [x["index"] for x in shots] == list(range(n_report)) and n_report >= 2
+        n_report = len(store.session(sid).report["shots"])
+        assert [x.index for x in shots] == list(range(n_report)) and n_report >= 2
         per_shot = {}
         for f in store.findings(sid):
-            key = (f["shot"], f["rule"])
+            key = (f.shot, f.rule)
             assert key not in per_shot, f"duplicate finding {key}"
             per_shot[key] = f
-        assert store.session(sid)["report"]["complete"] is True
+        assert store.session(sid).report["complete"] is True
     counts = _counts(db)
     assert counts["sessions"] == 1 and counts["shots"] == n_report and counts["archers"] == 1

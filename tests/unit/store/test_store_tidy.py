@@ -15,6 +15,7 @@ from coach.cli import main
 from coach.dashboard.i18n import t
 from coach.report.data import video_name
 from coach.store import Store
+from tests.support.dashboard import point_dashboard_at
 from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -25,7 +26,7 @@ TWO = GOLDEN / "clean_lh.pose.json.gz"
 def _analyse(db: Path, track: Path, archer: str) -> int:
     assert main(["analyze", "--pose-track", str(track), "--archer", archer, "--db", str(db)]) == 0
     with Store.open(db) as s:
-        return max(r["id"] for r in s.sessions())
+        return max(r.id for r in s.sessions())
 
 
 def _rows(db: Path) -> dict[str, set]:
@@ -48,16 +49,13 @@ def _count(db: Path, table: str, sid: int) -> int:
 def _trend_sessions(db: Path, archer: str) -> list[int]:
     with Store.open(db) as s:
         a = s.archer(archer)
-        return [r["id"] for r in s.trend_rows(a.id)] if a else []
+        return [r.id for r in s.trend_rows(a.id)] if a else []
 
 
 @pytest.fixture()
 def db(tmp_path: Path, monkeypatch) -> Path:
     path = tmp_path / "coach.db"
-    monkeypatch.setenv("COACH_DB", str(path))
-    monkeypatch.setenv("COACH_MEDIA", str(tmp_path / "media"))
-    monkeypatch.setenv("COACH_SAMPLES", str(tmp_path / "samples"))
-    monkeypatch.setenv("COACH_DEMO", "off")
+    point_dashboard_at(monkeypatch, tmp_path)
     _analyse(path, ONE, "王小明")
     _analyse(path, TWO, "王小明")
     _analyse(path, TWO, "李四")
@@ -66,7 +64,7 @@ def db(tmp_path: Path, monkeypatch) -> Path:
 
 def _sid(db: Path, archer: str, nth: int = 0) -> int:
     with Store.open(db) as s:
-        return sorted(r["id"] for r in s.sessions(archer))[nth]
+        return sorted(r.id for r in s.sessions(archer))[nth]
 
 
 def test_delete_a_session_removes_it_its_rows_and_its_video_only(db: Path, tmp_path: Path) -> None:
@@ -154,7 +152,7 @@ def test_the_review_page_deletes_a_session_only_once_confirmed(db: Path, lang: s
     at = _page("review", lang)
     assert not at.exception, [e.value for e in at.exception]
     with Store.open(db) as s:
-        shown = max(r["id"] for r in s.sessions())  # the page opens on the newest
+        shown = max(r.id for r in s.sessions())  # the page opens on the newest
     delete = _button(at, t("tidy_delete", lang))
     assert delete.disabled  # not before the tick
     at.checkbox(key=f"tidy_del_ok.{shown}").check().run()
@@ -162,7 +160,7 @@ def test_the_review_page_deletes_a_session_only_once_confirmed(db: Path, lang: s
     assert not at.exception, [e.value for e in at.exception]
     assert t("tidy_deleted", lang, id=shown) in [str(e.value) for e in at.success]
     with Store.open(db) as s:
-        assert shown not in [r["id"] for r in s.sessions()] and len(s.sessions()) == 2
+        assert shown not in [r.id for r in s.sessions()] and len(s.sessions()) == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

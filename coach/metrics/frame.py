@@ -1,0 +1,115 @@
+"""Frame metrics: one value per frame from a Body (pure functions); the engine caches them once per frame. A
+frame metric lists the landmarks it needs, so the engine can say "not assessable" when they are hidden.
+Lengths are in shoulder widths (SW), angles in degrees."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from coach import geometry as g
+from coach.kinematics import ANGLES, angle, point_names
+
+from .registry import metric
+
+if TYPE_CHECKING:
+    from coach.kinematics import Body
+
+
+def _angle_metric(metric_name: str, angle_name: str, doc: str) -> None:
+    def fn(body: Body) -> float:
+        return angle(body, angle_name)
+
+    fn.__doc__ = doc
+    metric(metric_name, "frame", "deg", point_names(ANGLES[angle_name]))(fn)
+
+
+FOREARM_MIN_SW = 0.6  # a draw forearm shorter than this in the image points at the camera
+
+
+@metric("draw_elbow_elevation", "frame", "deg", point_names(ANGLES["draw_elbow_elevation"]))
+def draw_elbow_elevation(body: Body) -> float:
+    """Draw elbow above (+) or below (−) the arrow line bow wrist → draw wrist, as an angle at the draw wrist.
+
+    Not measurable when the draw forearm is foreshortened (elbow within 0.6 SW of the wrist in the image:
+    the forearm points into the depth): then a few pixels of landmark error swing the angle by tens of
+    degrees, and MediaPipe puts a hidden elbow low behind the head."""
+    if body.dist_sw("draw_elbow", "draw_wrist") < FOREARM_MIN_SW:
+        return math.nan
+    return angle(body, "draw_elbow_elevation")
+
+
+_angle_metric("arrow_tilt", "arrow_tilt", "Tilt of the line bow wrist → draw wrist; + when the bow hand is higher.")
+_angle_metric("bow_elbow_angle", "bow_elbow", "Bow-arm angle shoulder–elbow–wrist; 180° = straight.")
+_angle_metric("draw_elbow_angle", "draw_elbow", "Draw-arm angle shoulder–elbow–wrist.")
+_angle_metric("shoulder_tilt", "shoulder_tilt", "Tilt of the shoulder line; + when the bow shoulder is higher.")
+_angle_metric("trunk_lean", "trunk_lean", "Angle of hip-centre → shoulder-centre from vertical.")
+
+
+@metric("head_pitch", "frame", "deg", ("nose", "bow_ear", "draw_ear"), relative_to_setup=True)
+def head_pitch(body: Body) -> float:
+    """Nose height above the ear line, as an angle over half a shoulder width; + = head tipped back."""
+    ear_mid = body.mid("bow_ear", "draw_ear")
+    nose = body.p("nose")
+    return math.degrees(math.atan2(ear_mid[1] - nose[1], 0.5 * body.sw))
+
+
+ANCHOR_MAX_FROM_NOSE_SW = 1.5
+
+
+@metric("draw_hand_to_chin", "frame", "SW", ("draw_wrist", "draw_mouth", "bow_mouth", "nose"))
+def draw_hand_to_chin(body: Body) -> float:
+    """Vertical position of the draw wrist below the mouth line, in SW; + = lower than the mouth.
+    Not measured when the draw wrist is over 1.5 SW from the nose: at full draw the hand is at the face,
+    so such a point is MediaPipe swapping or losing the wrist, not an anchor."""
+    if body.dist_sw("draw_wrist", "nose") > ANCHOR_MAX_FROM_NOSE_SW:
+        return math.nan
+    mouth = body.mid("bow_mouth", "draw_mouth")
+    return (body.p("draw_wrist")[1] - mouth[1]) / body.sw
+
+
+@metric("ankle_spread", "frame", "SW", ("bow_ankle", "draw_ankle"))
+def ankle_spread(body: Body) -> float:
+    """Distance between the ankles in SW (學射錄: feet about a shoulder and a half apart)."""
+    return body.dist_sw("bow_ankle", "draw_ankle")
+
+
+@metric("front_foot_turn", "frame", "deg", ("bow_heel", "bow_foot_index", "draw_heel", "draw_foot_index"))
+def front_foot_turn(body: Body) -> float:
+    """Angle between the front foot (heel → toe) and the line from the rear heel to the front heel, i.e.
+    the target direction for a square stance; 0 = toes at the target, 90 = T."""
+    front = body.p("bow_foot_index") - body.p("bow_heel")
+    line = body.p("bow_heel") - body.p("draw_heel")
+    return g.joint_angle(body.p("bow_heel") + front, body.p("bow_heel"), body.p("bow_heel") + line)
+
+
+@metric("shoulder_turn", "frame", "log", ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"))
+def shoulder_turn(body: Body) -> float:
+    """log(projected shoulder width / torso length). Face-on, a shoulder line turned open or closed off the
+    line to the target narrows by cos(turn) while the torso length stays: square ≈ −0.3…−0.6 (build), and
+    every 10° of turn beyond ~25° lowers it fast (log cos 40° = −0.27). Mirror-safe: no left/right in it."""
+    torso = g.distance(body.mid("bow_shoulder", "draw_shoulder"), body.mid("bow_hip", "draw_hip"))
+    shoulders = g.distance(body.p("bow_shoulder"), body.p("draw_shoulder"))
+    return math.log(shoulders / torso) if torso > 0 and shoulders > 0 else math.nan
+
+
+def _trunk_up(body: Body) -> np.ndarray:
+    """Unit vector from the hip centre to the shoulder centre (the trunk's own "up")."""
+    v = body.mid("bow_shoulder", "draw_shoulder") - body.mid("bow_hip", "draw_hip")
+    n = float(np.hypot(v[0], v[1]))
+    return v / n if n > 0 else np.array([math.nan, math.nan])
+
+
+@metric("shoulder_level", "frame", "deg", ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip"))
+def shoulder_level(body: Body) -> float:
+    """Tilt of the shoulder line against the trunk's own perpendicular; + when the bow shoulder is higher.
+    A whole-body lean tilts the shoulders too, but that is upright_trunk's fault, not a shrugged shoulder."""
+    s = body.p("bow_shoulder") - body.p("draw_shoulder")
+    n = float(np.hypot(s[0], s[1]))
+    if n == 0:
+        return math.nan
+    up = _trunk_up(body)
+    # image y grows downward; the trunk's up vector points up, so the dot product is + for a higher bow side
+    return math.degrees(math.asin(max(-1.0, min(1.0, float(np.dot(s / n, up))))))

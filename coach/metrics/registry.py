@@ -1,0 +1,41 @@
+"""The registry of metrics: rules name a metric, never code. A metric is registered with `@metric` beside its
+function (coach/metrics/frame.py, shot.py, session.py); `METRICS` is the read-only view the engine, the reports
+and the dashboard look metrics up in. The names, scopes and landmarks a rule pack may name are published for
+the pack loader as data (posture_rules/packs/metrics.json, `python -m coach.metrics` writes it), so the pack
+format imports nothing of the analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+SCOPES = ("frame", "shot", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    name: str
+    scope: str
+    fn: Callable
+    unit: str
+    landmarks: tuple[str, ...] = ()
+    relative_to_setup: bool = False  # judged as the change from the archer's own setup pose
+    doc: str = ""
+
+
+_REGISTRY: dict[str, Metric] = {}
+METRICS = MappingProxyType(_REGISTRY)
+
+
+def metric(name: str, scope: str, unit: str, landmarks: tuple[str, ...] = (), relative_to_setup=False):
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}")
+
+    def deco(fn: Callable) -> Callable:
+        if name in _REGISTRY:
+            raise ValueError(f"metric {name!r} registered twice")
+        _REGISTRY[name] = Metric(name, scope, fn, unit, landmarks, relative_to_setup, (fn.__doc__ or "").strip())
+        return fn
+
+    return deco
