@@ -301,8 +301,8 @@ def test_batch_full_rate_runs_the_model_on_every_frame(tmp_path, archer_clip):
         (o,) = res.outcomes
         assert o.status == DONE, o.error
         with Store.open(db) as st:
-            modes[full_rate] = st.session(o.session)["report"]["meta"]["sampling"]["mode"]
-            releases[full_rate] = [s["release_frame"] for s in st.shots(o.session)]
+            modes[full_rate] = st.session(o.session).report["meta"]["sampling"]["mode"]
+            releases[full_rate] = [s.result.release_frame for s in st.shots(o.session)]
     assert modes == {False: "adaptive", True: "full-rate"}
     assert releases[True] and releases[True] == releases[False]
 
