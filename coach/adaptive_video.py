@@ -91,6 +91,11 @@ def decoded_frames(
         def numbered(f: av.VideoFrame | None) -> Iterator[Decoded]:
             nonlocal i, turns
             pts = f.pts if f is not None else None
+            if i == 0 and pts is not None:
+                # Packets before the first picture the decoder gives (a file cut after a keyframe) are frames
+                # OpenCV never counts either: frame 0 is the first picture.
+                while pending and pending[0] < pts:
+                    heapq.heappop(pending)
             while pending and (f is None or (pts is not None and pending[0] < pts)):
                 p = heapq.heappop(pending)  # a frame the decoder skipped (or could not decode)
                 yield Decoded(i, clock.t_ms(i, p), p, None, 0, turns)
