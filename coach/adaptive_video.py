@@ -121,7 +121,7 @@ def decoded_frames(
                 for f in codec.decode(packet):
                     yield from numbered(f)
         except av.FFmpegError:
-            pass
+            pending.clear()  # the video ends at its last picture, as OpenCV's reader stops there
         yield from numbered(None)
 
 
