@@ -197,7 +197,7 @@ class _BatchRun:
         o.seconds, o.worker_maxrss_mb, o.worker_pid = res.seconds, res.maxrss_mb, res.pid
         if not res.ok:
             o.status, o.error = FAILED, res.error or "failed"
-            self.bar.video_done(job.key, job.size, 0, f"error    {o.path}: {o.error}", failed=True)
+            self.bar.video_done(job.key, job.size, res.video_s, f"error    {o.path}: {o.error}", failed=True)
             return
         sid = replay(self.store, res.begin, res.ops, self.pack)
         o.status, o.session = DONE, sid
@@ -206,7 +206,7 @@ class _BatchRun:
         self.bar.video_done(
             job.key,
             job.size,
-            o.frames or 0,
+            res.video_s,
             f"done     {o.path}: {o.shots} shot(s), {sum(o.faults.values())} fault(s)"
             f"{f' — {o.note}' if o.note else ''} [{res.seconds:.1f} s]",
         )

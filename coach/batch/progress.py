@@ -1,4 +1,5 @@
-"""The batch's one progress line on stderr: videos done, frames per second and an ETA."""
+"""The batch's one progress line on stderr: videos done, how much video time is covered (and how many times
+real time that is) and an ETA."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from .summary import duration_text
 # ---- progress ------------------------------------------------------------------------------------------
 class ProgressLine:
     """Overall progress on stderr: one self-rewriting line on a terminal, one line per finished video
-    otherwise (logs, CI). Work is weighted by file size; a running video counts by its frames."""
+    otherwise (logs, CI). Work is weighted by file size; a running video counts by the share of its own time
+    the analysis has covered (`update`, from the workers' `VideoProgress`), never by frames analysed: adaptive
+    analysis runs the model on few frames of an idle stretch and many of a shot."""
 
     def __init__(self, total_videos: int, stream=None, enabled: bool = True):
         self.stream = stream or sys.stderr
@@ -23,9 +26,9 @@ class ProgressLine:
         self.skipped = 0
         self.bytes_total = 0
         self.bytes_done = 0.0
-        self.running: dict[int, tuple[int, float]] = {}  # key -> (size, fraction)
-        self.frames = 0
-        self.running_frames: dict[int, int] = {}
+        self.running: dict[int, tuple[int, float]] = {}  # key -> (size, fraction of its time covered)
+        self.video_s = 0.0  # video time covered by the finished videos
+        self.running_video_s: dict[int, float] = {}  # key -> video time covered so far
         self.t0: float | None = None
         self.in_flight = 0  # handed to workers, not yet back
         self._last_draw = 0.0
@@ -37,19 +40,21 @@ class ProgressLine:
     def add_work(self, size: int) -> None:
         self.bytes_total += size
 
-    def update(self, key: int, size: int, frames: int, total: int | None) -> None:
-        frac = min(frames / total, 0.99) if total else 0.0
+    def update(self, key: int, size: int, covered_s: float, total_s: float | None) -> None:
+        """A running video has covered `covered_s` of its `total_s` seconds."""
+        frac = min(covered_s / total_s, 0.99) if total_s else 0.0
         self.running[key] = (size, frac)
-        self.running_frames[key] = frames
+        self.running_video_s[key] = covered_s
         self.draw()
 
-    def video_done(self, key: int, size: int, frames: int, line: str, failed: bool = False) -> None:
+    def video_done(self, key: int, size: int, video_s: float, line: str, failed: bool = False) -> None:
+        """A video is over: `video_s` seconds of it were covered (all of it, unless it failed)."""
         self.running.pop(key, None)
-        self.running_frames.pop(key, None)
+        self.running_video_s.pop(key, None)
         self.finished += 1
         self.failed += failed
         self.bytes_done += size
-        self.frames += frames
+        self.video_s += video_s
         self.event(line)
 
     def video_skipped(self, line: str | None = None) -> None:
@@ -72,8 +77,10 @@ class ProgressLine:
         done = self.bytes_done + sum(s * f for s, f in self.running.values())
         frac = done / self.bytes_total if self.bytes_total else 1.0
         el = time.monotonic() - self.t0 if self.t0 else 0.0
-        frames = self.frames + sum(self.running_frames.values())
-        fps = frames / el if el > 0 else 0.0
+        covered = self.video_s + sum(self.running_video_s.values())
+        speed = (
+            f" ({covered / el:.1f}× real time)" if el > 2 and covered > 0 else ""
+        )  # as the ETA: once it means something
         eta = f"ETA {duration_text(el * (1 - frac) / frac)}" if 0.0 < frac < 1.0 and el > 2 else "ETA —"
         handled = self.finished + self.skipped
         extra = ", ".join(
@@ -83,7 +90,8 @@ class ProgressLine:
         )
         return (
             f"[batch] {handled}/{self.total_videos} videos{f' ({extra})' if extra else ''} | {frac:4.0%} | "
-            f"{fps:.1f} frames/s | {self.in_flight} in progress | {duration_text(el)} elapsed | {eta}"
+            f"{duration_text(covered)} of video covered{speed} | {self.in_flight} in progress | "
+            f"{duration_text(el)} elapsed | {eta}"
         )
 
     def draw(self, force: bool = False) -> None:

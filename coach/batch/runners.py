@@ -9,7 +9,7 @@ import os
 from ..errors import CoachError
 from .options import BatchOptions
 from .progress import ProgressLine
-from .task import Job, _ray_task, analyse_task, worker_init
+from .task import Job, VideoProgress, _ray_task, analyse_task, worker_init
 
 
 def _run_pool(jobs, opts: BatchOptions, workers: int, collect, crashed, bar: ProgressLine, task) -> None:
@@ -38,12 +38,12 @@ def _run_pool(jobs, opts: BatchOptions, workers: int, collect, crashed, bar: Pro
     def drain() -> None:
         while True:
             try:
-                key, n, total = queue.get_nowait()
+                msg: VideoProgress = queue.get_nowait()
             except Exception:
                 return
-            j = running_jobs.get(key)
+            j = running_jobs.get(msg.key)
             if j is not None:
-                bar.update(key, j.size, n, total)
+                bar.update(msg.key, j.size, msg.covered_s, msg.total_s)
 
     pool = new_pool(workers)
     pending: dict = {}

@@ -139,6 +139,20 @@ def _maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
 
 
+@dataclass(frozen=True, slots=True)
+class VideoProgress:
+    """A worker's word on a running video, sent at most every `PROGRESS_EVERY_S`: how much of the video's own
+    time the analysis has covered (every frame decoded counts, whether or not the model ran on it: adaptive
+    analysis skims idle stretches, so frames analysed would say little about how far along a video is)."""
+
+    key: int
+    covered_s: float
+    total_s: float | None  # None: the container does not say how long the video is
+
+
+PROGRESS_EVERY_S = 0.5
+
+
 @dataclass(slots=True)
 class TaskResult:
     """What a worker hands back for one video: its store writes to replay (`begin`, `ops`) and the report when
@@ -154,6 +168,7 @@ class TaskResult:
     report: SessionReport | None = None
     seconds: float = 0.0
     maxrss_mb: float = 0.0
+    video_s: float = 0.0  # the video's own time covered (all of it when `ok`)
 
 
 def analyse_task(job: Job) -> TaskResult:
@@ -164,18 +179,8 @@ def analyse_task(job: Job) -> TaskResult:
     from ..recording import SessionRecorder
 
     t0 = time.perf_counter()
-    queue = _worker_state.get("queue")
     out = TaskResult(job.key, os.getpid())
-    last = [0.0]
-
-    def progress(n: int, total: int | None) -> None:
-        out.frames = n
-        now = time.monotonic()
-        if queue is not None and now - last[0] >= 0.5:
-            last[0] = now
-            with contextlib.suppress(Exception):  # progress is a nicety; never fail a video for it
-                queue.put_nowait((job.key, n, total))
-
+    progress = _progress_sender(job, out, _worker_state.get("queue"))
     recorder = None
     try:
         pack = _pack(job.pack_path)
@@ -189,11 +194,13 @@ def analyse_task(job: Job) -> TaskResult:
             model=job.model,
             on_shot=[recorder.on_shot],
             on_pose=[recorder.on_pose],
+            progress=progress,
             full_rate=job.full_rate,
         )
         recorder.finish(report)
         recorder = None
         out.ok, out.begin, out.ops, out.report, out.frames = True, log.begin, log.ops, report, report.frame_count
+        out.video_s = report.frame_count / report.fps if report.fps else out.video_s
     except CoachError as e:
         out.error = e.problem
     except Exception as e:  # one bad file never stops the batch
@@ -204,6 +211,42 @@ def analyse_task(job: Job) -> TaskResult:
     out.seconds = time.perf_counter() - t0
     out.maxrss_mb = _maxrss_mb()
     return out
+
+
+def _progress_sender(job: Job, out: TaskResult, queue):
+    """The `progress(frames covered, total)` callback for `analyze_video`: keeps `out` up to date and, at most
+    every PROGRESS_EVERY_S, tells the parent how much of the video's time is covered (`VideoProgress`)."""
+    if queue is None:  # nobody to tell (Ray): count only
+
+        def count(n: int, total: int | None) -> None:
+            out.frames = n
+
+        return count
+    fps = _frame_rate(job.path)
+    last = [float("-inf")]
+
+    def progress(n: int, total: int | None) -> None:
+        out.frames, out.video_s = n, n / fps
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_EVERY_S:
+            last[0] = now
+            msg = VideoProgress(job.key, n / fps, total / fps if total else None)
+            with contextlib.suppress(Exception):  # progress is a nicety; never fail a video for it
+                queue.put_nowait(msg)
+
+    return progress
+
+
+def _frame_rate(path: str) -> float:
+    """The rate the analysis reads the video at (coach/capture.py), to turn frames covered into seconds. A video
+    that cannot be opened gets the nominal 30: the analysis then reports what is wrong with it."""
+    from ..capture import FrameSource
+
+    try:
+        with FrameSource(path) as src:
+            return src.fps
+    except Exception:
+        return 30.0
 
 
 def _ray_task(job: Job) -> TaskResult:

@@ -30,6 +30,12 @@ def register(sub) -> None:
     p.add_argument("--check", action="store_true", help="check the camera set-up (framing, view, distance, light)")
     p.add_argument("--check-seconds", type=float, default=2.0, help=argparse.SUPPRESS)
     p.add_argument("--model", metavar="FILE.task", help="MediaPipe Tasks pose model (default: bundled full model)")
+    p.add_argument(
+        "--no-drop",
+        action="store_true",
+        help="a video file: wait for the analysis instead of dropping frames (real rate while it keeps up, "
+        "slower when it does not; every frame analysed)",
+    )
     p.add_argument("--max-seconds", type=float, default=None, help="stop after this long (scripts, demos)")
     p.add_argument("--retries", type=int, default=3, help="reopen a lost camera this many times (default 3)")
     from ..cli.common import add_profile_args
@@ -72,10 +78,14 @@ def cmd_live(args) -> int:
         print(format_check(result, lang=args.lang))
         return 0 if result.ok else 1
 
+    live_source = isinstance(spec, int) or "://" in str(spec)
+    if args.no_drop and live_source:  # a camera does not wait: refused before it opens
+        from ..errors import CoachError
+
+        raise CoachError(str(spec), "--no-drop needs a video file: a camera or stream cannot wait for the analysis")
     window = not args.no_window and _has_display()
     if not args.no_window and not window:
         print("coach live: no display; running headless (--no-window)", file=sys.stderr)
-    live_source = isinstance(spec, int) or "://" in str(spec)
     # Sound is on by default only where someone is watching a window; tests and scripts stay silent.
     sound = window if args.sound is None else args.sound
     speech = sound if args.speech is None else (args.speech and sound is not False)
@@ -96,6 +106,7 @@ def cmd_live(args) -> int:
         pack=pack,
         profile=profile,
         model=args.model,
+        no_drop=args.no_drop,
         keep_frames=window or recorder_factory is not None,
         on_shot=[printer.on_shot],
         on_fault=[announcer.on_fault] if (sound or speech) else [],

@@ -3,6 +3,10 @@
 A file is fed as if it were a camera: each frame is released when its container time (`t_ms`) comes due on a
 monotonic clock, whether or not the analysis took the previous one, so a test or benchmark that uses a video
 file sees exactly what a camera would give: frames at the real rate, with the analyser's misses dropped.
+With `no_drop` a file is fed at the pace the analysis acknowledges instead: a frame is released when it comes due
+and the analysis has taken the one before, the clock stopping while the analysis is behind, so every frame is
+analysed at no more than the real rate however busy the machine (a coach replaying a recording wants every
+frame; a test of what the analysis finds must not depend on the machine's load).
 A camera or URL is released as fast as it delivers. When a live source stops delivering (camera unplugged,
 stream down) the source is reopened a few times before giving up with a one-line error.
 """
@@ -33,6 +37,7 @@ class Feeder:
     """Reads `open_source()` in its own thread (`start()`), releasing frames into `mailbox`.
 
     `realtime`: pace frames by their t_ms (files); default: True for files, False for cameras and URLs.
+    `no_drop`: a file only: release a frame only once the analysis has taken the one before (nothing dropped).
     `retries`: how often a live source that stops delivering is reopened before the feeder gives up; the
     reason is then in `.error` (a CoachError) and the mailbox is closed.
     """
@@ -48,6 +53,7 @@ class Feeder:
         on_status: Status | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_frames: int | None = None,
+        no_drop: bool = False,
     ):
         if isinstance(open_source, FrameSource) or not callable(open_source):
             first = open_source
@@ -61,6 +67,7 @@ class Feeder:
         self.on_status = on_status or (lambda msg: None)
         self.clock = clock
         self.max_frames = max_frames
+        self.no_drop = no_drop
         self.released = 0
         self.read_errors = 0
         self.error: CoachError | None = None
@@ -97,13 +104,27 @@ class Feeder:
         """Sleep, waking early on stop(); True if stopped."""
         return self._stop.wait(seconds) if seconds > 0 else self._stop.is_set()
 
+    def _wait_taken(self) -> bool:
+        """`no_drop`: wait until the analysis has taken the frame in the mailbox, waking on stop(); True if
+        stopped. Polled in short waits: stop() sets an event the mailbox's condition does not see."""
+        while not self.mailbox.wait_taken(0.1):
+            if self._stop.is_set() or self.mailbox.closed:
+                return True
+        return self._stop.is_set()
+
     def run(self) -> None:
         src = self.open()
         live = getattr(src, "is_camera", False) or not getattr(src, "is_file", True)
+        if self.no_drop and live:
+            self.error = CoachError(_name(src), "frames can be held back for the analysis only from a video file")
+            self.mailbox.close()
+            src.close()
+            return
         realtime = (not live) if self.realtime is None else self.realtime
         index_base, t_base, last_index, last_t = 0, 0.0, -1, -1.0
         gap_ms: float | None = None  # set after a reopen: the time the source was away
         t_start = first_t = None
+        due = 0.0  # when the frame being released comes due (realtime)
         fails = 0  # reopen attempts since the last frame
         try:
             while not self._stop.is_set():
@@ -117,15 +138,21 @@ class Feeder:
                     if frame.t_ms <= last_t:
                         frame.t_ms = last_t + 1e-3
                     last_index, last_t = frame.index, frame.t_ms
+                    if self.no_drop and self._wait_taken():
+                        return
                     if realtime:
                         if t_start is None:
                             t_start, first_t = self.clock(), frame.t_ms
-                        if self._wait(t_start + (frame.t_ms - first_t) / 1000.0 - self.clock()):
+                        due = t_start + (frame.t_ms - first_t) / 1000.0
+                        if self._wait(due - self.clock()):
                             return
                     elif self._stop.is_set():
                         return
+                    now = self.clock()
+                    if self.no_drop and realtime and now > due:
+                        t_start += now - due  # held back (the analysis, a busy machine): the clock stopped meanwhile
                     try:
-                        self.mailbox.put(Arrival(frame, self.clock()))
+                        self.mailbox.put(Arrival(frame, now))
                     except Closed:
                         return
                     self.released += 1

@@ -50,7 +50,20 @@ class Mailbox(Generic[T]):
                 self._cond.wait(left)
             item, self._item, self._full = self._item, None, False
             self.taken += 1
+            self._cond.notify_all()  # a writer may be waiting for the slot (`wait_taken`)
             return item
+
+    def wait_taken(self, timeout: float | None = None) -> bool:
+        """Wait until the reader has taken the waiting item (or there is none); False after `timeout` seconds
+        with the item still there. For a writer that must not drop (a file fed without losing frames)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._full and not self._closed:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left)
+            return not self._full
 
     def discard(self) -> bool:
         """Drop the waiting item, if any (counted as dropped): e.g. while the analysis is paused."""

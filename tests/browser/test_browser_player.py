@@ -7,13 +7,15 @@ Review: step a clip frame by frame (buttons and arrow keys), jump to a release f
 an anchor from its tick, with the frame it rests on reaching the correction panel. Compare: two shots side by side land on their releases together, step together, and
 stay together through playback at 1/4 speed and a change of the synchronising mark."""
 
+import re
+import time
 from pathlib import Path
 
 import pytest
 
 from coach.dashboard.i18n import t
 from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
-from tests.support.player import on_screen, record_track, wait_frame
+from tests.support.player import on_screen, record_track, wait_frame, wait_moved, wait_video_ready
 
 pytestmark = pytest.mark.browser
 
@@ -57,13 +59,24 @@ def wait_settled(readout) -> int:
 
 def panel_follows(page, frame: int) -> None:
     """The frame the player rests on reaches Python (st.session_state["review_frame"]): the correction panel's
-    "current frame" follows it."""
+    "current frame" follows it (one deadline for the whole wait: each read used to wait up to 30 s on its own)."""
+    from playwright.sync_api import expect
+
     panel = page.get_by_role("spinbutton", name=t("corr_frame", "zh"))
-    for _ in range(100):
-        if panel.input_value() == str(frame):
-            return
-        page.wait_for_timeout(100)
-    assert panel.input_value() == str(frame), "the player's frame did not reach the correction panel"
+    expect(panel, "the player's frame did not reach the correction panel").to_have_value(str(frame), timeout=60_000)
+
+
+def wait_wrapped(readout, timeout_s: float = 60.0) -> bool:
+    """While a looping player plays: True once its frame goes back (the loop wrapped), False by the deadline."""
+    deadline = time.monotonic() + timeout_s
+    last = int(readout.get_attribute("data-frame"))
+    while time.monotonic() < deadline:
+        now = int(readout.get_attribute("data-frame"))
+        if now < last:
+            return True
+        last = now
+        time.sleep(0.05)
+    return False
 
 
 def check(readout, video, expected: int, what: str) -> None:
@@ -88,7 +101,7 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             readout = page.locator(".cp-readout").first
             video = page.locator("video.cp-video").first
             readout.wait_for(timeout=60_000)
-            video.evaluate("v => v.readyState >= 2 || new Promise(r => v.addEventListener('loadeddata', r))")
+            wait_video_ready(video)
             check(readout, video, 0, "opening")
             fwd = page.locator(".cp-fwd")
             for k in range(1, 4):  # the ▶1 button
@@ -115,21 +128,25 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             fwd.click()
             check(readout, video, release, "back on the release")
 
-            # slow motion: 2 s at 1/8 speed is about 7 frames; a shot looped: 1.5 s at full speed from the release
-            # would run past the shot's end (release + ~0.5 s), the loop keeps it inside the shot
+            # slow motion: played until it has moved 2 frames, at 1/8 speed (3.75 frames/s) it must not have gone
+            # faster than twice that (a busy browser plays slower, never faster). A shot looped: played at full
+            # speed from the release until the frame goes back, the loop keeps it inside the shot
             page.locator(".cp-speed").select_option("0.125")
+            t0 = time.monotonic()
             page.locator(".cp-play").click()
-            page.wait_for_timeout(2000)
+            wait_moved(readout, release + 1)
             page.locator(".cp-play").click()
+            played_s = time.monotonic() - t0
             slow = wait_settled(readout) - release
-            assert 2 <= slow <= 15, f"2 s at 1/8 speed moved {slow} frames"
+            assert slow >= 2 and slow / played_s <= 30 / 8 * 2, f"{played_s:.2f} s at 1/8 speed moved {slow} frames"
             page.locator(".cp-loop").check()
             page.locator(".cp-speed").select_option("1")
             page.locator(".cp-play").click()
-            page.wait_for_timeout(1500 + 1000 * (shots[0].result.end_frame - release) / 30)
+            wrapped = wait_wrapped(readout)
             page.locator(".cp-play").click()
             looped = wait_settled(readout)
             span = (shots[0].result.raise_start_frame, shots[0].result.end_frame)
+            assert wrapped, f"looping shot 1 {span}: the player never went back (on frame {looped})"
             assert span[0] <= looped <= span[1], f"looping shot 1 {span}, the player is on frame {looped}"
             assert on_screen(video) == looped
             page.locator(".cp-loop").uncheck()
@@ -145,11 +162,11 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
 
 
 def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server, output_dir):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     url, tmp, sessions = server
     (_, shots_a), (sid_b, shots_b) = sessions["fault_release"], sessions["fault_elbow"]
-    a, b = shots_a[0], shots_b[0]
+    a, b = shots_a[0].result, shots_b[0].result
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
@@ -163,36 +180,35 @@ def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server
             va = page.locator("[data-clip=a] video")
             vb = page.locator("[data-clip=b] video")
             for v in (va, vb):
-                v.evaluate("v => v.readyState >= 2 || new Promise(r => v.addEventListener('loadeddata', r))")
-            check(ra, va, a["release_frame"], "shot A at the release")
-            check(rb, vb, b["release_frame"], "shot B at the release")
+                wait_video_ready(v)
+            check(ra, va, a.release_frame, "shot A at the release")
+            check(rb, vb, b.release_frame, "shot B at the release")
             for k in (1, 2):
                 page.locator(".cp-fwd").click()
-                check(ra, va, a["release_frame"] + k, f"shot A {k} frame(s) after the release")
-                check(rb, vb, b["release_frame"] + k, f"shot B {k} frame(s) after the release")
+                check(ra, va, a.release_frame + k, f"shot A {k} frame(s) after the release")
+                check(rb, vb, b.release_frame + k, f"shot B {k} frame(s) after the release")
 
             # synchronised at the anchor instead
             page.get_by_text(t("mark_anchor", "zh"), exact=True).click()
-            check(ra, va, a["anchor_frame"], "shot A at the anchor")
-            check(rb, vb, b["anchor_frame"], "shot B at the anchor")
+            check(ra, va, a.anchor_frame, "shot A at the anchor")
+            check(rb, vb, b.anchor_frame, "shot B at the anchor")
 
             # both play at 1/4 speed and stay together
             page.locator(".cp-speed").select_option("0.25")
             page.locator(".cp-play").click()
-            page.wait_for_timeout(2500)
+            wait_moved(ra, a.anchor_frame + 2)
             page.locator(".cp-play").click()
-            page.wait_for_timeout(1000)
-            fa, fb = int(ra.get_attribute("data-frame")), int(rb.get_attribute("data-frame"))
-            assert fa > a["anchor_frame"], "shot A did not play"
-            assert abs((fa - a["anchor_frame"]) - (fb - b["anchor_frame"])) <= 2, (fa, fb)
+            fa, fb = wait_settled(ra), wait_settled(rb)
+            assert fa > a.anchor_frame, "shot A did not play"
+            assert abs((fa - a.anchor_frame) - (fb - b.anchor_frame)) <= 2, (fa, fb)
             assert on_screen(va) == fa and on_screen(vb) == fb
 
             # the ghost: shot B's skeleton over shot A, from the stored poses
             page.locator(".cp-ghost").check()
             page.get_by_text(t("mark_release", "zh"), exact=True).click()
-            check(ra, va, a["release_frame"], "shot A back at the release")
+            check(ra, va, a.release_frame, "shot A back at the release")
             canvas = page.locator("[data-clip=a] canvas")
-            assert canvas.get_attribute("data-ghost-frame") not in (None, ""), "no ghost drawn at the release"
+            expect(canvas, "no ghost drawn at the release").to_have_attribute("data-ghost-frame", re.compile(r"."))
             page.wait_for_timeout(500)
             page.screenshot(path=str(output_dir / "player_compare.png"))
             assert "Traceback" not in page.evaluate("document.body.textContent")

@@ -1,19 +1,20 @@
 """The browser camera path the dashboard's Live page uses: streamlit-webrtc in headless Chromium with a .y4m fake
-camera reaches `connected` and the server receives frames, all on loopback (docs/webrtc-findings.md)."""
+camera reaches `connected` and the server receives frames, all on loopback (docs/webrtc-findings.md).
+
+Each step waits on its own condition with its own deadline (the server's health check, the START button, the
+connection and the first frames): on a busy machine the server's start-up alone used to eat the deadline that
+the START button was then given."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.support.browser import free_port
+from tests.support.browser import streamlit_app
 
 pytestmark = pytest.mark.browser
 
@@ -31,8 +32,9 @@ count = [0]
 
 def on_frame(frame):
     count[0] += 1
-    with open(OUT, "w") as f:
+    with open(OUT + ".part", "w") as f:  # replaced whole: the test never reads a half-written count
         f.write(str(count[0]))
+    os.replace(OUT + ".part", OUT)
     return frame
 
 webrtc_streamer(key="cam", mode=WebRtcMode.SENDRECV, rtc_configuration=RTC_CONFIGURATION,
@@ -72,14 +74,7 @@ def test_browser_camera_connects_over_loopback(tmp_path):
     app, y4m, frames = tmp_path / "app.py", tmp_path / "cam.y4m", tmp_path / "frames.txt"
     app.write_text(APP)
     _write_y4m(y4m)
-    port = free_port()
-    env = {**os.environ, "FRAMES_OUT": str(frames)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    try:
+    with streamlit_app(tmp_path, {"FRAMES_OUT": str(frames)}, script=app) as url:
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=CHROMIUM,
@@ -96,38 +91,36 @@ def test_browser_camera_connects_over_loopback(tmp_path):
                     "--no-first-run",
                 ],
             )
-            ctx = browser.new_context(permissions=["camera"])
-            ctx.add_init_script(RECORD_PC)
-            page = ctx.new_page()
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    page.goto(f"http://127.0.0.1:{port}", timeout=5000)
-                    break
-                except playwright.Error:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.5)
-            start = None
-            while start is None and time.monotonic() < deadline:
-                for f in page.frames:
-                    if f.locator("button:has-text('START')").count():
-                        start = f
+            try:
+                ctx = browser.new_context(permissions=["camera"])
+                ctx.add_init_script(RECORD_PC)
+                page = ctx.new_page()
+                page.goto(url, timeout=120_000)
+                start = _start_frame(page, time.monotonic() + 180)  # the page's script runs, then the component
+                assert start is not None, "the webrtc component never showed its START button"
+                start.locator("button:has-text('START')").click()
+                states: list[str] = []
+                deadline = time.monotonic() + 180  # connecting, then the first frames reaching the server callback
+                while time.monotonic() < deadline:
+                    states = start.evaluate("window.__pcStates || []")
+                    if "connected" in states and _frames_seen(frames) > 0:
                         break
-                else:
                     time.sleep(0.5)
-            assert start is not None, "the webrtc component never showed its START button"
-            start.locator("button:has-text('START')").click()
-            states: list[str] = []
-            deadline = time.monotonic() + 90  # connecting, then the first frames reaching the server callback
-            while time.monotonic() < deadline:
-                states = start.evaluate("window.__pcStates || []")
-                if "connected" in states and frames.exists():
-                    break
-                time.sleep(0.5)
-            browser.close()
-        assert "connected" in states, states
-        assert frames.exists() and int(frames.read_text()) > 0
-    finally:
-        server.terminate()
-        server.wait(10)
+            finally:
+                browser.close()
+    assert "connected" in states, states
+    assert _frames_seen(frames) > 0
+
+
+def _start_frame(page, deadline: float):
+    """The (i)frame that shows the webrtc component's START button, once it does; None by the deadline."""
+    while time.monotonic() < deadline:
+        for f in page.frames:
+            if f.locator("button:has-text('START')").count():
+                return f
+        time.sleep(0.5)
+    return None
+
+
+def _frames_seen(path: Path) -> int:
+    return int(path.read_text()) if path.exists() else 0

@@ -36,8 +36,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_app(tmp: Path, env_extra: dict[str, str]) -> Iterator[str]:
-    """Serve the dashboard from a temporary store under `tmp`; yields its URL once it answers its health check."""
+def streamlit_app(tmp: Path, env_extra: dict[str, str], script: str | Path = "app.py") -> Iterator[str]:
+    """Serve the dashboard (or another Streamlit `script`) from a temporary store under `tmp`; yields its URL once
+    it answers its health check. Its log is tmp/streamlit.log; it is stopped, whole process group, on exit."""
     env = {
         **os.environ,
         "COACH_DB": str(tmp / "coach.db"),
@@ -48,13 +49,23 @@ def streamlit_app(tmp: Path, env_extra: dict[str, str]) -> Iterator[str]:
     }
     port = free_port()
     log_path = tmp / "streamlit.log"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+    ]
     cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a loaded machine takes long to import Streamlit: a bound, not a pace
             while True:
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:

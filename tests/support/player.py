@@ -81,16 +81,46 @@ def record_track(db: Path, media: Path, archer: str, clip: str, annotated: bool 
     return sid, shots
 
 
-def wait_frame(readout, expected: int, timeout_s: float = 10.0) -> int:
-    """Wait until the player's readout shows `expected`; the frame it shows last."""
+def wait_frame(readout, expected: int, timeout_s: float = 30.0) -> int:
+    """Wait until the player's readout shows `expected`; the frame it shows last. Every read is bounded by what
+    is left of the one deadline (a missing readout would otherwise wait Playwright's 30 s on each read)."""
     deadline = time.monotonic() + timeout_s
     shown = None
-    while time.monotonic() < deadline:
-        shown = readout.get_attribute("data-frame")
+    while True:
+        left_ms = (deadline - time.monotonic()) * 1000
+        if left_ms <= 0:
+            return int(shown) if shown is not None else -1
+        shown = readout.get_attribute("data-frame", timeout=left_ms)
         if shown is not None and int(shown) == expected:
             return expected
         time.sleep(0.1)
-    return int(shown) if shown is not None else -1
+
+
+def wait_video_ready(video, timeout_s: float = 120.0) -> None:
+    """Wait until the `video` locator's element has its current frame decoded (readyState ≥ 2), polling with a
+    deadline; the locator finds the element afresh on every poll. A promise on one element's `loadeddata` had
+    no deadline at all, and hung the test for good whenever that element was dropped or its load started over
+    before the event."""
+    deadline = time.monotonic() + timeout_s
+    state = None
+    while time.monotonic() < deadline:
+        state = video.evaluate("v => v.readyState", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+        if state >= 2:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the video has no frame to show after {timeout_s:.0f} s (readyState {state})")
+
+
+def wait_moved(readout, past: int, timeout_s: float = 60.0) -> int:
+    """Wait until a playing player's readout is beyond frame `past`; the frame it shows then (or last)."""
+    deadline = time.monotonic() + timeout_s
+    shown = past
+    while time.monotonic() < deadline:
+        shown = int(readout.get_attribute("data-frame", timeout=(deadline - time.monotonic()) * 1000 + 1))
+        if shown > past:
+            break
+        time.sleep(0.05)
+    return shown
 
 
 def on_screen(video) -> int:

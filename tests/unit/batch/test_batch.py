@@ -120,6 +120,51 @@ def test_run_batch_rejects_empty_input(tmp_path):
         run_batch([tmp_path], BatchOptions(db=tmp_path / "s.db", progress=False))
 
 
+# ---- progress: each running video reports the share of its own time covered ---------------------------
+def test_the_progress_line_counts_video_time_covered_not_frames():
+    import io
+
+    from coach.batch.progress import ProgressLine
+
+    bar = ProgressLine(2, stream=io.StringIO())
+    bar.start_clock()
+    bar.add_work(1000)
+    bar.add_work(3000)
+    bar.update(1, 3000, 30.0, 120.0)  # a quarter of the big video's time
+    assert " 19% | 30s of video covered |" in bar.status()  # a quarter of 3000 of the 4000 bytes of work
+    bar.video_done(0, 1000, 60.0, "done     a.mp4")
+    assert " 44% | 1m30s of video covered |" in bar.status()
+    bar.update(1, 3000, 119.9, None)  # no length known: covered time still counts, its share does not
+    assert " 25% | 3m00s of video covered |" in bar.status()
+
+
+def test_each_running_video_sends_the_video_time_it_has_covered(tmp_path, archer_clip, monkeypatch):
+    """The worker's progress reaches the parent's progress line while the video runs (it was never sent: the
+    callback was made but not handed to the analysis), in seconds of the video's own time."""
+    import coach.batch as batch
+    from coach.capture import FrameSource
+
+    updates: list[tuple[int, float, float | None]] = []
+
+    class Recording(batch.ProgressLine):
+        def update(self, key, size, covered_s, total_s):
+            updates.append((key, covered_s, total_s))
+            super().update(key, size, covered_s, total_s)
+
+    monkeypatch.setattr(batch, "ProgressLine", Recording)
+    (tmp_path / "v").mkdir()
+    clip = tmp_path / "v" / "day1.mp4"
+    clip.write_bytes(archer_clip.read_bytes())
+    res = run_batch([tmp_path / "v"], BatchOptions(workers=1, archer="p", db=tmp_path / "c.db", progress=False))
+    assert [o.status for o in res.outcomes] == [DONE]
+    with FrameSource(clip) as src:
+        length_s = src.frame_count_hint / src.fps
+    assert updates, "no progress reached the parent while the video ran"
+    covered = [c for _, c, _ in updates]
+    assert covered == sorted(covered) and 0 < covered[0] and covered[-1] <= length_s + 1e-6
+    assert all(key == 0 and total == pytest.approx(length_s) for key, _, total in updates)
+
+
 # ---- a folder: good videos, a corrupt one, a copy; then everything skipped --------------------------
 def test_batch_folder_good_and_corrupt(tmp_path, archer_clip):
     clips = tmp_path / "clips"

@@ -47,6 +47,17 @@ def test_mailbox_close_hands_out_the_last_item_then_raises():
         box.get(timeout=1)
 
 
+def test_mailbox_wait_taken_returns_when_the_reader_takes_the_item():
+    box: Mailbox[int] = Mailbox()
+    assert box.wait_taken(timeout=0) is True  # nothing waiting
+    box.put(1)
+    assert box.wait_taken(timeout=0.01) is False
+    threading.Timer(0.05, box.get).start()
+    t0 = time.monotonic()
+    assert box.wait_taken(timeout=30) is True
+    assert time.monotonic() - t0 < 29 and (box.taken, box.dropped) == (1, 0)
+
+
 def test_mailbox_wakes_a_waiting_reader():
     box: Mailbox[int] = Mailbox()
     threading.Timer(0.05, box.put, args=(7,)).start()
@@ -123,6 +134,36 @@ def test_a_slow_reader_gets_the_newest_frames_and_the_rest_are_dropped(tmp_path)
     assert 5 <= len(taken) <= 16  # ~10 taken in one second
     assert box.dropped >= 14
     assert taken == sorted(taken) and taken[-1] == 29  # always the newest; the last one is not lost
+
+
+def test_no_drop_holds_each_frame_until_a_slow_reader_took_the_one_before(tmp_path):
+    times = [round(i * 1000 / 30) for i in range(20)]
+    path = _write_vfr(tmp_path / "cfr.mp4", times)
+    box: Mailbox = Mailbox()
+    feeder = Feeder(FrameSource(path), box, no_drop=True).start()
+    got = []
+    while True:
+        try:
+            a = box.get(timeout=3)
+        except Closed:
+            break
+        if a is None:
+            continue
+        got.append(a)
+        time.sleep(0.05 if len(got) < 10 else 0.0)  # slower than the video at first, then faster
+    feeder.join(2)
+    assert [a.frame.index for a in got] == list(range(20)) and box.dropped == 0 and feeder.released == 20
+    for prev, a in zip(got, got[1:], strict=False):  # never hurried: each gap at least the video's own
+        assert a.arrived - prev.arrived >= (a.frame.t_ms - prev.frame.t_ms) / 1000.0 - 0.005
+
+
+def test_no_drop_refuses_a_camera():
+    box: Mailbox = Mailbox()
+    feeder = Feeder(_FakeCamera(3), box, no_drop=True)
+    feeder.run()
+    assert feeder.error is not None and "video file" in str(feeder.error) and feeder.released == 0
+    with pytest.raises(Closed):
+        box.get(timeout=0)
 
 
 class _FakeCamera:

@@ -76,17 +76,25 @@ def test_the_window_under_xvfb(output_dir):
         pytest.skip("needs Xvfb and xwininfo (apt-get install xvfb x11-utils)")
     if not clip.is_file():
         pytest.skip(f"{clip} is missing")
-    display = ":97"
-    server = subprocess.Popen([xvfb, display, "-screen", "0", "1920x1080x24"], stderr=subprocess.DEVNULL)
+    # A free display chosen by Xvfb itself (-displayfd): a fixed one may be taken by another run on this machine.
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24"],
+        stderr=subprocess.DEVNULL,
+        pass_fds=(write_fd,),
+    )
+    os.close(write_fd)
     live = None
     try:
-        time.sleep(1.5)
+        with os.fdopen(read_fd) as ready:
+            display = f":{ready.readline().strip()}"
         env = {**os.environ, "DISPLAY": display}
         cmd = [sys.executable, "-m", "coach", "live", "--source", str(clip), "--no-sound", "--max-seconds", "20"]
         live = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Until the window has grown to fill the screen: under load it first shows at its opening size.
         widths: list[int] = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not widths:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (widths and max(widths) >= 0.85 * 1920):
             time.sleep(1.0)
             tree = subprocess.run(["xwininfo", "-root", "-tree"], env=env, capture_output=True, text=True).stdout
             widths = [int(w) for w, h in re.findall(r"(\d+)x(\d+)\+", tree) if int(w) > 100 and int(w) < 1920]
