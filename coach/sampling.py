@@ -9,6 +9,9 @@ and on every frame from a little before a raise could start until the shot's fol
                                                                          on every frame until the archer is
                                                                          back at rest (dense)
 
+A video source keeps no pictures in the ring: it decodes the samples' frames (and those every other frame
+refers to), and the ring's pictures again from the keyframe before them on a trigger (coach/adaptive_video.py).
+
 Why the analyzer gets an empty PoseFrame (no person) for each frame the model skipped rather than no frame at
 all: every frame-counted window downstream (the smoother, the despiker, the shoulder-width quantile and its
 refresh, the view's every-15th-frame check, the engine's buffer) then stays aligned with a full-rate run, and
@@ -134,6 +137,7 @@ class SamplingLog:
     person_frames_estimated: int = 0  # frames the sparse samples with a person stand for, beyond themselves
     ring_peak_frames: int = 0
     ring_peak_bytes: int = 0
+    redecoded: int = 0  # frames decoded a second time for the look-back (coach/adaptive_video.py)
     too_large: bool = False  # frames too large for the look-back's memory bound: analysed at the full rate
 
     def sparse(self, index: int) -> None:
@@ -154,6 +158,7 @@ class SamplingLog:
             "sparse_spans": [list(s) for s in self.sparse_spans],
             "ring_peak_frames": self.ring_peak_frames,
             "ring_peak_mb": round(self.ring_peak_bytes / 2**20, 1),
+            "frames_redecoded": self.redecoded,
             "too_large_for_lookback": self.too_large,
         }
 
@@ -181,8 +186,16 @@ class AdaptiveSampler(Generic[Item]):
         nbytes_of: Callable[[Item], int] = lambda _: 0,
         plan: SamplingPlan | None = None,
         scout: Callable[[Item], PoseFrame] | None = None,
+        has_picture: Callable[[Item], bool] = lambda _: True,
+        without_picture: Callable[[Item], Item] = lambda item: item,
+        with_picture: Callable[[Item], Item] = lambda item: item,
     ):
         self.analyzer = analyzer
+        # A video source decodes no more than needed (coach/adaptive_video.py): items may come without their
+        # picture (frames the decoder skipped while sampling), a sparse sample is the first item with one, the
+        # look-back ring holds items without theirs (`without_picture`), and the dense model's items get it
+        # back (`with_picture`: decoded again). A pose track's items always have theirs.
+        self._has_picture, self._without, self._with = has_picture, without_picture, with_picture
         # The sparse samples go to a model of their own (`scout`), so the model of the dense stretches sees only
         # dense frames, in order: where two dense stretches meet with no frame skipped between them (and from the
         # first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe follows its
@@ -204,6 +217,16 @@ class AdaptiveSampler(Generic[Item]):
         self._next_sample = 0
         self._dense = False
         self._quiet = 0  # dense frames in a row with the archer at rest
+        self._looking_back = False
+
+    def wants_picture(self, index: int) -> bool:
+        """Will frame `index` (a source's estimate, -1 unknown) need its picture when it comes? Dense: every
+        frame; sparse: the frames the samples fall on (every `step`-th from the next sample: a source decodes
+        ahead of what it hands on, so that may be a sample or two ahead). A frame whose picture was not kept
+        and turns out to be needed is decoded again (`with_picture`)."""
+        if self._dense or index < 0:
+            return True
+        return index >= self._next_sample and (index - self._next_sample) % self._step == 0
 
     # ---- input -----------------------------------------------------------------------------------------
     def push(self, item: Item) -> None:
@@ -211,29 +234,29 @@ class AdaptiveSampler(Generic[Item]):
         if self._dense:
             self._push_dense(item)
             return
-        nbytes = self._nbytes_of(item)
+        held = self._without(item)  # what the ring keeps of it
+        nbytes = self._nbytes_of(held)
         if nbytes * self._preroll > self.plan.max_ring_bytes:
             # The look-back does not fit in memory (frames this large): every frame, as at the full rate.
             self.log.too_large = True
-            self._go_dense()
-            self._push_dense(item)
+            self._go_dense(item)
             return
         while self._ring and (len(self._ring) >= self._preroll or self._ring_bytes + nbytes > self.plan.max_ring_bytes):
             self._commit_sparse()
-        self._ring.append(item)
-        self._ring_bytes += nbytes
-        self.log.ring_peak_frames = max(self.log.ring_peak_frames, len(self._ring))
-        self.log.ring_peak_bytes = max(self.log.ring_peak_bytes, self._ring_bytes)
         i = self._index_of(item)
-        if i >= self._next_sample:
+        if i >= self._next_sample and self._has_picture(item):
             self._next_sample = i + self._step
             self.log.model_runs += 1
             pf = self._scout(item)
             if could_be_raising(pf, self._last_sample, self.plan, self._aspect):
-                self._go_dense()
+                self._go_dense(item)
                 return
             self._poses[i] = pf
             self._last_sample = pf
+        self._ring.append(held)
+        self._ring_bytes += nbytes
+        self.log.ring_peak_frames = max(self.log.ring_peak_frames, len(self._ring))
+        self.log.ring_peak_bytes = max(self.log.ring_peak_bytes, self._ring_bytes)
 
     def finish(self) -> None:
         """The video ended: what is still held goes to the analyzer as sampled."""
@@ -266,25 +289,33 @@ class AdaptiveSampler(Generic[Item]):
         self.analyzer.push_pose(pf)
 
     # ---- dense -----------------------------------------------------------------------------------------
-    def _go_dense(self) -> None:
-        """A raise could be starting: the model goes back over every frame still held (the look-back), then
-        stays on every frame."""
+    def _go_dense(self, item: Item) -> None:
+        """A raise could be starting at `item`: the model goes back over every frame still held (the
+        look-back), then on to `item` and stays on every frame."""
         self._dense = True
         self._quiet = 0
         self.log.dense_segments += 1
         self._poses.clear()
         ring, self._ring = self._ring, deque()
         self._ring_bytes = 0
-        for item in ring:
-            self._push_dense(item)
+        # The look-back is the rest before the raise: its quiet frames must not end the dense stretch the
+        # trigger just began (that ended it at once and the next sample triggered again, a second look-back).
+        self._looking_back = True
+        while ring:  # each held frame let go as soon as the model has seen it (its picture was decoded again)
+            self._push_dense(ring.popleft())
+        self._looking_back = False
+        self._quiet = 0
+        self._push_dense(item)
 
     def _push_dense(self, item: Item) -> None:
+        if not self._has_picture(item):
+            item = self._with(item)
         pf = self._run(item)
         results = self.analyzer.push_pose(pf)
         at_rest = not could_be_raising(pf, self._last_sample, self.plan, self._aspect)
         at_rest = at_rest and all(r.phase == "setup" and r.shot is None for r in results)
         self._last_sample = pf
         self._quiet = self._quiet + 1 if at_rest else 0
-        if self._quiet >= self._settle and not self.log.too_large:
+        if self._quiet >= self._settle and not self.log.too_large and not self._looking_back:
             self._dense = False
             self._next_sample = self._index_of(item) + self._step

@@ -189,6 +189,7 @@ class _BatchRun:
                 model=opts.model,
                 chash=chash,
                 size=size,
+                full_rate=opts.full_rate,
             )
 
     def collect(self, job: Job, res: TaskResult) -> None:

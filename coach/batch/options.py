@@ -21,6 +21,7 @@ class BatchOptions:
     threads_per_worker: int = 1
     in_flight_per_worker: int = 2
     progress: bool = True
+    full_rate: bool = False  # the pose model on every frame (default: adaptive, coach/sampling.py)
 
 
 def default_workers() -> int:

@@ -39,6 +39,7 @@ class Job:
     chash: str
     size: int
     attempts: int = 0
+    full_rate: bool = False  # BatchOptions.full_rate
 
 
 class StoreOpLog:
@@ -194,6 +195,7 @@ def analyse_task(job: Job) -> TaskResult:
             on_shot=[recorder.on_shot],
             on_pose=[recorder.on_pose],
             progress=progress,
+            full_rate=job.full_rate,
         )
         recorder.finish(report)
         recorder = None

@@ -66,6 +66,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --engine ray: the cluster to join ('auto', 'HOST:6379', 'ray://HOST:10001'); "
         "default: start a local Ray instance",
     )
+    p.add_argument(
+        "--full-rate",
+        action="store_true",
+        help="run the pose model on every frame (default: sample the stretches where nobody draws; same shots)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_batch)
 
@@ -110,6 +115,7 @@ def cmd_batch(args) -> int:
         address=args.address,
         force=args.force,
         progress=not args.quiet,
+        full_rate=args.full_rate,
     )
     result = run_batch(args.paths, opts)
     print(format_summary(result))

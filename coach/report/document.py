@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..dashboard.machine_text import note_text
 from .data import (
     VERDICT_LABEL,
     VERDICT_MARK,
@@ -143,8 +144,16 @@ def _focus(d: ReportData) -> Section:
     for x in d.shots:
         names = ", ".join(d.rule_label(f["rule"]) for f in x.faults) or "no faults 無病"
         blocks.append(Para(f"Shot {x.index + 1} 第{x.index + 1}箭: {names}", link=f"shot-{x.index + 1}"))
-    blocks += [Para(n, "warn") for n in d.notes]
+    blocks += [p for n in d.notes for p in _note_paras(n)]
     return Section("What to work on first 先練", tuple(blocks), kind="focus")
+
+
+def _note_paras(note: str) -> list[Para]:
+    """A session note (written in English where the analysis happens, e.g. which spans adaptive analysis
+    sampled) in English and Chinese, worded from the i18n table the dashboard shows it from; a note the table
+    does not know, as stored."""
+    en, zh = note_text(note, "en"), note_text(note, "zh")
+    return [Para(en, "warn")] if zh == en else [Para(en, "warn"), Para(zh, "warn")]
 
 
 def _details(d: ReportData) -> Section:

@@ -329,3 +329,32 @@ def test_ray_engine_local_instance(tmp_path):
     # the process engine sees the Ray results in the same store and skips them
     again = run_batch([tmp_path / "v"], BatchOptions(workers=1, archer="ray", db=db, progress=False))
     assert sorted(o.status for o in again.outcomes) == [FAILED, SKIPPED, SKIPPED, SKIPPED]
+
+
+# ---- --full-rate: the same path as `coach analyze --full-rate` ---------------------------------------------
+def test_batch_full_rate_runs_the_model_on_every_frame(tmp_path, archer_clip):
+    """`coach batch --full-rate` reaches the worker: its session was analysed at the full rate (the model on
+    every frame), the default run adaptively, and both found the same shots."""
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "day1.mp4").write_bytes(archer_clip.read_bytes())
+    modes, releases = {}, {}
+    for full_rate in (False, True):
+        db = tmp_path / f"full{full_rate}.db"
+        res = run_batch(
+            [tmp_path / "v"], BatchOptions(workers=1, archer="t", db=db, progress=False, full_rate=full_rate)
+        )
+        (o,) = res.outcomes
+        assert o.status == DONE, o.error
+        with Store.open(db) as st:
+            modes[full_rate] = st.session(o.session).report["meta"]["sampling"]["mode"]
+            releases[full_rate] = [s.result.release_frame for s in st.shots(o.session)]
+    assert modes == {False: "adaptive", True: "full-rate"}
+    assert releases[True] and releases[True] == releases[False]
+
+
+def test_cli_batch_full_rate_flag() -> None:
+    from coach.cli import build_parser
+
+    args = build_parser().parse_args(["batch", "some/folder", "--full-rate"])
+    assert args.full_rate is True
+    assert build_parser().parse_args(["batch", "some/folder"]).full_rate is False

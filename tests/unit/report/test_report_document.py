@@ -76,3 +76,21 @@ def test_html_and_pdf_show_every_word_of_one_document(data, sid, tmp_path):
 def test_the_document_is_built_from_the_data_alone(data):
     """A pure function: built twice from the same data, the same document."""
     assert build(data[2]) == build(data[2])
+
+
+def test_a_sampled_sparsely_note_is_in_english_and_chinese(data):
+    """The note an adaptive analysis leaves (coach/sampling.py) reads in both languages in the report; a note
+    the i18n table does not know stays as stored."""
+    from dataclasses import replace
+
+    from coach.sampling import SamplingLog
+
+    note = SamplingLog(30.0, 10, frames=3527, model_runs=1177, sparse_spans=[[0, 999], [1200, 2850]]).note()
+    doc = build(replace(data[1], notes=[note, "something new the table does not know"]))
+    focus = next(s for s in doc.sections if s.kind == "focus")
+    warn = [b.text for b in focus.blocks if getattr(b, "tone", "") == "warn"]
+    assert len(warn) == 3
+    en, zh, unknown = warn
+    assert en.startswith("Adaptive analysis") and "1177 of 3527 frames" in en and "2651 frames" in en
+    assert zh.startswith("自適應分析") and "3527 幀中的 1177 幀" in zh and "每秒取樣 3 幀" in zh
+    assert unknown == "something new the table does not know"
