@@ -380,7 +380,8 @@ def test_sigkill_mid_analysis_keeps_completed_shots_and_rerun_does_not_duplicate
     assert "INCOMPLETE" in capsys.readouterr().out
     page = tmp_path / "incomplete.html"
     assert main(["report", str(sid), "--format", "html", "--out", str(page), "--db", str(db)]) == 0
-    assert "incomplete session" in page.read_text(encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
+    assert "Incomplete session" in html and "分析未完成" in html  # the note, in both languages
 
     # analysing the same file again resumes/replaces the same session: no duplicate session, shot or finding
     assert main(["analyze", str(clip), "--archer", archer, "--db", str(db)]) == 0
