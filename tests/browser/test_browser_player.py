@@ -45,6 +45,15 @@ def browser(p, tmp: Path):
     )
 
 
+def open_review(ctx, url: str):
+    """The review page with its player shown: (page, the player's frame readout, its video)."""
+    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    page.goto(url)
+    readout = page.locator(".cp-readout").first
+    readout.wait_for(timeout=60_000)
+    return page, readout, page.locator("video.cp-video").first
+
+
 def wait_settled(readout) -> int:
     """The frame the player rests on once it has stopped moving."""
     last = None
@@ -96,11 +105,7 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.goto(url)
-            readout = page.locator(".cp-readout").first
-            video = page.locator("video.cp-video").first
-            readout.wait_for(timeout=60_000)
+            page, readout, video = open_review(ctx, url)
             wait_video_ready(video)
             check(readout, video, 0, "opening")
             fwd = page.locator(".cp-fwd")
@@ -232,11 +237,7 @@ def test_a_coach_moves_a_release_in_the_player_and_the_review_and_report_say_so(
     with sync_playwright() as p:
         ctx = browser(p, tmp)
         try:
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.goto(url)
-            readout = page.locator(".cp-readout").first
-            video = page.locator("video.cp-video").first
-            readout.wait_for(timeout=60_000)
+            page, readout, video = open_review(ctx, url)
             shot_box = page.get_by_role("combobox", name=t("corr_shot", "zh"))
             shot_box.scroll_into_view_if_needed()  # its list opens inside the viewport (Streamlit scrolls its main)
             shot_box.click()
