@@ -116,3 +116,21 @@ def test_a_broken_envelope_beside_a_track_is_one_line_naming_it(tmp_path) -> Non
     assert res.returncode != 0
     assert "Traceback" not in res.stderr and "刘射手.audio.json" in res.stderr, res.stderr
     assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_a_heard_shot_is_stored_and_reviewed_in_both_languages(tmp_path, monkeypatch) -> None:
+    """real06 recorded into a store: the review page shows the heard shot's note in English and Chinese, and
+    no page shows a traceback."""
+    from tests.support.dashboard import app, no_exception, point_dashboard_at, texts
+
+    track, _ = _real06()
+    res = _cli("--pose-track", str(track), "--hand", "right", "--archer", "背射", "--db", str(tmp_path / "coach.db"))
+    assert res.returncode == 0, res.stderr
+    point_dashboard_at(monkeypatch, tmp_path)
+    for lang, words in (("en", "the string was heard at"), ("zh", "聽到弦聲")):
+        for page in ("review", "compare", "trends"):
+            at = app(page, lang)
+            at.run(timeout=120)
+            no_exception(at)
+            if page == "review":
+                assert words in texts(at), texts(at)
