@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -178,8 +179,33 @@ class ReleaseWatch:
         if ev.released and self._went_back(shot, away):
             self._accept_release(shot, ds, thr, ev)
             return True
+        if not shot.cand.moved_on and self._leaving_fast(shot):
+            # A twitch comes back; this window ended with the hand leaving. The candidate opened early (on the
+            # hand coming back from MediaPipe's fold, fm_14fps) and the release came late in its window: judge
+            # it again from where the hand left, rather than take its spring-back for a draw going on.
+            self._move_on(shot, ds, thr)
+            return None
         shot.cand = None
         return False
+
+    def _leaving_fast(self, shot: OpenShot) -> bool:
+        """The window ends with the hand jumping away: at its farthest from the anchor, moving as fast as a
+        jump that opens a candidate (a draw going on, or a hand drifting, moves slower)."""
+        a, b = self._buf[-2], self._buf[-1]
+        pa, pb = a.wrists(shot.handedness)[1], b.wrists(shot.handedness)[1]
+        if np.isnan(pa[0]) or np.isnan(pb[0]) or b.t <= a.t:
+            return False
+        return _dist(pa, pb) / (b.t - a.t) >= P.release_speed_sw_s and self._candidate_moving_away(shot)
+
+    def _move_on(self, shot: OpenShot, ds: list[tuple[int, float]], thr: float) -> None:
+        """The candidate moved to the start of the window's last run of frames away from the anchor."""
+        at = ds[-1][0]
+        for i, d in reversed(ds):
+            if d < thr / 2:
+                break
+            at = i
+        g = self._buf[at]
+        shot.cand = replace(shot.cand, index=g.index, t=g.t, moved_on=True)
 
     def _seen_late(self, ds: list[tuple[int, float]], t_c: float) -> bool:
         """Some frame of the later half of the confirmation window shows a wrist."""

@@ -38,6 +38,8 @@ class Candidate:
     # Opened by the bow arm falling, the hand not having jumped: its slow departure must then be straight back
     # along the arrow (a thumb release's spring-back), not down with the bow (real05 settling into aim).
     by_bow: bool = False
+    # Its window ended with the hand leaving: judged again from where it left (ReleaseWatch.judge), once.
+    moved_on: bool = False
 
 
 @dataclass(slots=True, frozen=True)

@@ -120,8 +120,6 @@ MISSES = {
     "fm_starts_at_full_draw": "MediaPipe reads the archer mirrored (sides swapped) for frames 0-60 and the "
     "upper-body guard cannot tell at the very start (no earlier frames); when the labels come right at 61-65 the "
     "wrists' swap looks like a 2.8 U draw: raise = draw start 56, anchor 67, release 77 for 76, hold 0.33 s",
-    "fm_14fps": "release 95 for 84 (+11): right after the 0.8 SW/frame spring-back MediaPipe misreads the arms "
-    "at 88-93 (wrists exchanged, shoulders folded in; 0.25 SW median error); raise = draw start 59 (truth 19, 30)",
     "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
     "(the bow wrist up to 1.5 SW off)",
 }
