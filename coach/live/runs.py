@@ -41,10 +41,18 @@ def figures_of(session: LiveSession, extra_dropped: Callable[[], int] = lambda: 
     )
 
 
+def picture_from(spec: str | int) -> str:
+    """A camera index, a stream URL or a video file (what the page tells a coach to check)."""
+    if isinstance(spec, int):
+        return "camera"
+    return "stream" if "://" in str(spec) else "file"
+
+
 class LiveRun:
     """A live session for an archer, its threads posting to `board`; CameraRun and BrowserRun feed it."""
 
     kind = "run"
+    picture_from = "camera"  # what the page names when no picture arrives (board.PICTURE_FROM)
 
     def __init__(self, db, archer: str, source: str, *, pack: RulePack | None = None, model: str | None = None):
         self.db = db
@@ -53,7 +61,7 @@ class LiveRun:
         # the archer and their saved profile; a bad store fails here, before any thread
         self.who = open_archer(db, archer)
         self.archer, self.profile = self.who.name, self.who.profile
-        self.board = Board(self.profile.apply(self.pack), source, self.archer)
+        self.board = Board(self.profile.apply(self.pack), source, self.archer, self.picture_from)
         self.session: LiveSession | None = None
         self._monitor: threading.Thread | None = None
 
@@ -102,6 +110,7 @@ class CameraRun(LiveRun):
 
     def __init__(self, db, archer: str, spec: str | int, **kw):
         self.spec = parse_source(spec) if isinstance(spec, str) else spec
+        self.picture_from = picture_from(self.spec)
         super().__init__(db, archer, str(self.spec), **kw)
 
     def start(self) -> CameraRun:
@@ -115,6 +124,8 @@ class CameraRun(LiveRun):
             raise
         self.session = session
         self.board.figures_fn = lambda: figures_of(session)
+        self.board.frames_in = lambda: session.feeder.released
+        self.board.expect_pictures(True)  # the model is loaded and the source open: frames are due from now
         self._watch(session)
         return self
 

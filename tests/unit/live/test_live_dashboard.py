@@ -211,3 +211,88 @@ def test_the_pages_picture_is_a_small_jpeg_sent_again_only_for_a_new_frame():
     assert board.jpeg("zh") is first  # the same picture while no new frame came: the browser is not sent it again
     board.on_frame(LiveFrame(frame.copy(), None, (), 0.03, 0.04, 1))
     assert board.jpeg("zh") is not first
+
+
+# ---- no picture: a started source that delivers nothing is said on the page, with what to check -------------------
+class StillCamera:
+    """A camera that opens and then delivers `frames` (None: nothing at all) until closed: what a camera held by
+    another app, or refused permission, looks like to OpenCV on some systems."""
+
+    is_camera, is_file, fps, width, height, source = True, False, 30.0, 160, 120, 0
+
+    def __init__(self, frames: bool):
+        import threading
+
+        self.frames, self.closed = frames, threading.Event()
+
+    def __iter__(self):
+        from coach.capture import Frame
+
+        img, n = np.zeros((self.height, self.width, 3), np.uint8), 0
+        while not self.closed.wait(1 / self.fps):
+            if self.frames:
+                yield Frame(n, n * 1000 / self.fps, img)
+                n += 1
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+NO_PICTURE = {
+    "zh": "攝影機 0 沒有傳來畫面：請確認已允許使用攝影機",
+    "en": "No picture is arriving from camera 0: check the camera permission",
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("delivers", [False, True], ids=["nothing", "frames"])
+def test_a_camera_giving_no_picture_is_said_in_both_languages(env, monkeypatch, lang, delivers):
+    from coach.live import board, runs
+
+    camera = StillCamera(frames=delivers)
+    monkeypatch.setattr(runs, "open_source", lambda spec: lambda: camera)
+    monkeypatch.setattr(board, "NO_PICTURE_S", 1.0)
+    at = live(lang)
+    at.text_input(key="live_new_archer").input("王小明")
+    at.button(key="live_start").click().run()  # camera 0: the page's default source
+    try:
+        no_exception(at)
+        assert REGISTRY.get("camera").running
+        time.sleep(1.5)
+        at.run()
+        no_exception(at)
+        said = [w.value for w in at.warning if "沒有傳來畫面" in w.value or "No picture" in w.value]
+        if delivers:
+            assert not said, said
+        else:  # one line, the page's language first, then the other; no traceback
+            (line,) = said
+            other = "en" if lang == "zh" else "zh"
+            assert line.index(NO_PICTURE[lang]) < line.index(NO_PICTURE[other]), line
+            assert "no other app is using it" in line and "沒有其他程式正在使用它" in line and "Traceback" not in line
+    finally:
+        REGISTRY.pop("camera")
+        camera.close()
+
+
+def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatch):
+    from coach.live.board import NO_PICTURE_S
+    from coach.live.dashboard import no_picture_line
+
+    monkeypatch.setattr(BrowserRun, "_start_session", lambda self, src, name, n: None)
+    run = BrowserRun(env / "coach.db", "王小明")
+    t0 = time.monotonic()
+    assert not run.board.snapshot(t0 + 60).no_picture  # START not pressed: nothing expected
+    run.board.expect_pictures(True, now=t0)  # the stream plays (the page calls run.streaming(True))
+    assert not run.board.snapshot(t0 + NO_PICTURE_S - 0.5).no_picture  # a few seconds' grace
+    snap = run.board.snapshot(t0 + NO_PICTURE_S + 0.1)
+    assert snap.no_picture and snap.picture_from == "browser"
+    line = no_picture_line(snap, "en")
+    assert line.startswith("No picture is arriving from the browser's camera: check that the browser is allowed")
+    assert "瀏覽器攝影機沒有傳來畫面" in line
+    run.push(np.zeros((120, 160, 3), np.uint8), 0.0)  # a frame came: the picture is back
+    t1 = t0 + NO_PICTURE_S + 0.2
+    assert not run.board.snapshot(t1).no_picture
+    assert run.board.snapshot(t1 + NO_PICTURE_S + 0.1).no_picture  # and stopped again
+    run.streaming(False)  # the component's STOP
+    assert not run.board.snapshot(t1 + 60).no_picture
+    run.stop()
