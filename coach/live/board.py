@@ -77,6 +77,7 @@ class Snapshot:
     has_frame: bool = False
     no_picture: bool = False  # expected to deliver, and no frame came for NO_PICTURE_S
     picture_from: str = "camera"  # one of PICTURE_FROM
+    expecting: bool = False  # frames are expected (started, or the browser's stream plays)
 
     @property
     def running(self) -> bool:
@@ -198,8 +199,9 @@ class Board:
                 self.error,
                 list(self.sids),
                 self.latest is not None,
-                self._no_picture(now),
-                self.picture_from,
+                no_picture=self._no_picture(now),
+                picture_from=self.picture_from,
+                expecting=self._expect_since is not None,
             )
 
     def jpeg(self, lang: str = "zh") -> bytes | None:

@@ -239,6 +239,8 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
         st.info(tr("live_starting"), icon=":material/hourglass_top:")
     elif snap.running:
         st.caption(f":red[●] {tr('live_running', source=esc(snap.source))} · {esc(snap.archer)}")
+    elif snap.expecting:  # the browser's stream plays, its first frame not here yet: not "stopped"
+        st.caption(f"{tr('live_waiting_frame')} · {esc(snap.archer)}")
     else:
         st.caption(f"■ {tr('live_stopped', source=esc(snap.source))} · {esc(snap.archer)}")
     if snap.no_picture:  # a black view says nothing: say it, and what to check, in both languages

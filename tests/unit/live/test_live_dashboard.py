@@ -295,7 +295,7 @@ def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatc
     run.board.expect_pictures(True, now=t0)  # the stream plays (the page calls run.streaming(True))
     assert not run.board.snapshot(t0 + NO_PICTURE_S - 0.5).no_picture  # a few seconds' grace
     snap = run.board.snapshot(t0 + NO_PICTURE_S + 0.1)
-    assert snap.no_picture and snap.picture_from == "browser"
+    assert snap.no_picture and snap.expecting and snap.picture_from == "browser"
     line = no_picture_line(snap, "en")
     assert line.startswith("No picture is arriving from the browser's camera: check that the browser is allowed")
     assert "瀏覽器攝影機沒有傳來畫面" in line
@@ -304,5 +304,6 @@ def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatc
     assert not run.board.snapshot(t1).no_picture
     assert run.board.snapshot(t1 + NO_PICTURE_S + 0.1).no_picture  # and stopped again
     run.streaming(False)  # the component's STOP
-    assert not run.board.snapshot(t1 + 60).no_picture
+    snap = run.board.snapshot(t1 + 60)
+    assert not snap.no_picture and not snap.expecting
     run.stop()
