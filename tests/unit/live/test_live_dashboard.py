@@ -307,3 +307,27 @@ def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatc
     snap = run.board.snapshot(t1 + 60)
     assert not snap.no_picture and not snap.expecting
     run.stop()
+
+
+@pytest.mark.parametrize(
+    "spec, kind, check",
+    [
+        (0, "camera", ("no other app is using it", "沒有其他程式正在使用它")),
+        ("rtsp://10.0.0.5/cam", "stream", ("check the address", "網址正確")),
+        ("/videos/練習.mp4", "file", ("check that it exists, plays", "能播放")),
+    ],
+)
+def test_each_source_says_what_to_check_in_both_languages(spec, kind, check):
+    from coach.dashboard.ui import esc
+    from coach.live.board import PICTURE_FROM, Snapshot
+    from coach.live.dashboard import no_picture_line
+    from coach.live.runs import picture_from
+    from coach.live.session import Tally
+
+    assert picture_from(spec) == kind and kind in PICTURE_FROM
+    snap = Snapshot(str(spec), "王小明", "running", 1, [], [], Tally(), None, no_picture=True, picture_from=kind)
+    en, zh = no_picture_line(snap, "en"), no_picture_line(snap, "zh")
+    assert en.startswith("No picture is arriving") and zh.endswith(en.split(" · ")[0])  # one line, both, swapped
+    assert all(words in en and words in zh for words in check)
+    if kind != "camera":
+        assert esc(str(spec)) in en and esc(str(spec)) in zh  # the file or address named, as literal text
