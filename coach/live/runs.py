@@ -41,7 +41,7 @@ def figures_of(session: LiveSession, extra_dropped: Callable[[], int] = lambda: 
     )
 
 
-def picture_from(spec: str | int) -> str:
+def kind_of_source(spec: str | int) -> str:
     """A camera index, a stream URL or a video file (what the page tells a coach to check)."""
     if isinstance(spec, int):
         return "camera"
@@ -110,7 +110,7 @@ class CameraRun(LiveRun):
 
     def __init__(self, db, archer: str, spec: str | int, **kw):
         self.spec = parse_source(spec) if isinstance(spec, str) else spec
-        self.picture_from = picture_from(self.spec)
+        self.picture_from = kind_of_source(self.spec)
         super().__init__(db, archer, str(self.spec), **kw)
 
     def start(self) -> CameraRun:

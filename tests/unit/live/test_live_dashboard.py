@@ -321,10 +321,10 @@ def test_each_source_says_what_to_check_in_both_languages(spec, kind, check):
     from coach.dashboard.ui import esc
     from coach.live.board import PICTURE_FROM, Snapshot
     from coach.live.dashboard import no_picture_line
-    from coach.live.runs import picture_from
+    from coach.live.runs import kind_of_source
     from coach.live.session import Tally
 
-    assert picture_from(spec) == kind and kind in PICTURE_FROM
+    assert kind_of_source(spec) == kind and kind in PICTURE_FROM
     snap = Snapshot(str(spec), "王小明", "running", 1, [], [], Tally(), None, no_picture=True, picture_from=kind)
     en, zh = no_picture_line(snap, "en"), no_picture_line(snap, "zh")
     assert en.startswith("No picture is arriving") and zh.endswith(en.split(" · ")[0])  # one line, both, swapped
