@@ -27,16 +27,19 @@ def _recorder_factory(who: ArcherRecording, source: str, pack: RulePack, board: 
     return factory
 
 
-def figures_of(session: LiveSession, extra_dropped: Callable[[], int] = lambda: 0) -> Figures:
+def figures_of(session: LiveSession, dropped_before: Callable[[], int] = lambda: 0) -> Figures:
+    """The page's figures. `dropped_before`: frames dropped before the feeder took them (the browser's push
+    mailbox); the camera delivered them too, so they count in `released` as well as in `dropped`."""
     s = session.stats
+    before = dropped_before()
     try:
         p50 = s.percentile(50) if s.latencies_ms else None
     except RuntimeError:  # the analysis thread appended while we read; next poll
         p50 = None
     return Figures(
-        released=session.feeder.released,
+        released=session.feeder.released + before,
         analysed=s.analysed,
-        dropped=session.frames.dropped + extra_dropped(),
+        dropped=session.frames.dropped + before,
         latency_p50_ms=p50,
     )
 

@@ -331,3 +331,15 @@ def test_each_source_says_what_to_check_in_both_languages(spec, kind, check):
     assert all(words in en and words in zh for words in check)
     if kind != "camera":
         assert esc(str(spec)) in en and esc(str(spec)) in zh  # the file or address named, as literal text
+
+
+def test_the_browser_cameras_frames_dropped_before_the_analysis_count_as_delivered():
+    """Seen on the page: 'dropped 6 of 1 frames (100 % analysed)': the frames the browser's push mailbox replaced
+    while the model loaded were counted as dropped but not as delivered."""
+    from coach.live.runs import figures_of
+    from coach.live.session import LiveStats
+
+    stats = LiveStats(analysed=1)
+    session = SimpleNamespace(stats=stats, feeder=SimpleNamespace(released=1), frames=SimpleNamespace(dropped=0))
+    f = figures_of(session, lambda: 6)
+    assert (f.released, f.dropped, f.analysed) == (7, 6, 1) and f.analysed_share == pytest.approx(1 / 7)
