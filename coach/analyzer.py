@@ -24,10 +24,20 @@ from .capture import Frame
 from .engine import RuleEngine
 from .kinematics import Body, classify_view, leg_ratio, torso_ratio
 from .landmarks import SIDES
-from .phases import PhaseTracker, ShotPhases, phase_windows
+from .phases import (
+    PHASE_MARKS,
+    P,
+    PhaseTracker,
+    ShotPhases,
+    UnseenDraw,
+    frame_at,
+    heard_shot,
+    heard_window,
+    phase_windows,
+)
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
-from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices
+from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices, uncertain_marks
 from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
@@ -48,9 +58,19 @@ ALONG_DEPTH_NOTE = (
     "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
     "the arrow to have them judged"
 )
+# A hold the pose saw no full draw in, whose release the string's sound told (coach/phases/heard.py).
+HEARD_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the draw hand was not seen, but the string was heard at {t:.2f} s: "
+    "counted as shot {n}, timed by its sound; its other phases are unknown and its form was not judged"
+)
+UNSEEN_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {dur:.1f} s but no full draw was seen (the draw "
+    "hand hidden or misplaced by the pose model); a shot there was not analysed"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
-# (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/)
+# (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/). The sound's
+# refiner (coach.audio.SoundTiming) can also hear a release the pose did not see: heard_release(from_s, to_s).
 ReleaseRefiner = Callable[[ShotPhases, Mapping[int, float]], ShotPhases]
 
 
@@ -99,6 +119,8 @@ class Analyzer:
         self._handedness = handed
         self._handedness_source = "profile" if handed else "auto"
         self._time_of: dict[int, float] = {}
+        self._unseen_heard = 0  # the tracker's unseen draws already listened to
+        self._heard: dict[UnseenDraw, str] = {}  # HEARD_NOTE of each that became a shot
 
     # ---- input -----------------------------------------------------------------------------------------
     def push(self, frame: Frame) -> list[FrameResult]:
@@ -121,6 +143,7 @@ class Analyzer:
             self._analyse(b)
         for sp in self.tracker.finish():
             self._complete(sp)
+        self._listen_unseen()
         return self.report()
 
     # ---- per frame -------------------------------------------------------------------------------------
@@ -152,6 +175,8 @@ class Analyzer:
         vals, active = self.engine.push(body, upd.phase.value, self._view)
         for sp in upd.completed:
             self._complete(sp)
+        if len(self.tracker.unseen_draws) > self._unseen_heard:
+            self._listen_unseen()
         result = FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
         for listener in self.frame_listeners:
             listener(result)
@@ -184,8 +209,31 @@ class Analyzer:
         bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
         return shot_view(bodies, sp, self._view)
 
-    def _complete(self, sp: ShotPhases) -> ShotResult:
-        if self.release_refiner is not None and sp.release_frame is not None:
+    def _listen_unseen(self) -> None:
+        """Each newly ended hold with no full draw seen is a shot if the string was heard as it ended."""
+        hear = getattr(self.release_refiner, "heard_release", None)
+        for draw in self.tracker.unseen_draws[self._unseen_heard :] if hear is not None else ():
+            window = heard_window(draw)
+            heard = hear(window.from_s, window.to_s)
+            frame = None if heard is None else frame_at(heard.t_s, self._time_of.items())
+            if frame is None or frame <= draw.first_frame:
+                continue
+            sp = heard_shot(
+                draw,
+                frame,
+                self._time_of.get,
+                index=len(self.shots),
+                handedness=self._handedness or "right",
+                release_confidence=P.heard_conf,
+            )
+            a, b = draw.first_frame, draw.last_frame
+            note = dict(a=a, b=b, ta=draw.first_s, tb=draw.last_s, t=heard.t_s, n=len(self.shots) + 1)
+            self._heard[draw] = HEARD_NOTE.format(**note)
+            self._complete(sp, refine=False)
+        self._unseen_heard = len(self.tracker.unseen_draws)
+
+    def _complete(self, sp: ShotPhases, refine: bool = True) -> ShotResult:
+        if refine and self.release_refiner is not None and sp.release_frame is not None:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
@@ -253,11 +301,9 @@ class Analyzer:
                 LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             )
         notes += self._depth_notes
-        for a, ta, b, tb in self.tracker.unseen_draws:
-            notes.append(
-                f"frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {tb - ta:.1f} s but no full draw "
-                "was seen (the draw hand hidden or misplaced by the pose model); a shot there was not analysed"
-            )
+        for u in self.tracker.unseen_draws:
+            unseen = dict(a=u.first_frame, b=u.last_frame, ta=u.first_s, tb=u.last_s, dur=u.duration_s)
+            notes.append(self._heard.get(u) or UNSEEN_NOTE.format(**unseen))
         return SessionReport(
             source=self.source,
             fps=self.fps,
@@ -283,10 +329,15 @@ def phase_times(sp, t) -> dict[str, float | None]:
     """A shot's phase durations (raise_s, draw_s, …) and mark times (raise_start_at, …) in s, for `times_s`:
     `sp` anything with the marks of a ShotPhases, `t` a frame's time in s (None where unknown)."""
     w = phase_windows(sp, t)
+    # A phase between marks that are all uncertain has no duration to tell (as the engine's frame rules).
+    unsure = set(uncertain_marks(getattr(sp, "marks_confidence", None), getattr(sp, "release_confidence", None)))
     out: dict[str, float | None] = {}
     for name in ("raise", "draw", "full_draw", "hold", "follow_through"):
         a, b = w.get(name, (None, None))
-        ta, tb = (t(a), t(b)) if a is not None else (None, None)
+        if a is None or b <= a or set(PHASE_MARKS[name]) <= unsure:  # not reached, empty or unknown
+            out[f"{name}_s"] = None
+            continue
+        ta, tb = t(a), t(b)
         if name == "follow_through" and a is not None:
             tb = t(b - 1)
         out[f"{name}_s"] = tb - ta if ta is not None and tb is not None else None

@@ -19,6 +19,13 @@ from .metrics import METRICS, ShotFrames
 from .phases import PHASE_MARKS, SETUP_S, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
+# The measures every shot keeps for the session (beside its rules' own), and the marks each is taken between.
+MEASURE_MARKS: dict[str, tuple[str, ...]] = {
+    "draw_length": ("anchor", "release"),
+    "anchor_height": ("anchor", "release"),
+    "draw_time": ("draw_start", "anchor"),
+    "hold_time": ("anchor", "release"),
+}
 MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
 # The consistency block of every session report, whether or not a rule judges the measure.
 SESSION_MEASURES = (
@@ -217,9 +224,16 @@ class RuleEngine:
             if v is None:
                 v = measures[r.metric] = float(METRICS[r.metric].fn(frames))
             findings.append(self._unsure(r, windows, unsure, every=False) or self._judge_value(r, v, windows, view))
-        for m in ("draw_length", "anchor_height", "draw_time", "hold_time"):
+        for m in MEASURE_MARKS:
             if m not in measures:
                 measures[m] = float(METRICS[m].fn(frames))
+        # A measure taken between uncertain marks stays out of the session's figures (its means and spreads).
+        rests_on = {r.metric: {k for p in r.phases for k in PHASE_MARKS.get(p, ())} for r in self.shot_rules}
+        for m, marks in MEASURE_MARKS.items():
+            rests_on.setdefault(m, set()).update(marks)
+        for m, marks in rests_on.items():
+            if marks & unsure:
+                measures[m] = math.nan
         return findings, measures
 
     def _unsure(self, r: Rule, windows, unsure: set[str], every: bool) -> Finding | None:

@@ -93,12 +93,14 @@ class Summary:
 
 def labelled_clips(folder: str | Path) -> list[LabelledClip]:
     """Every `*.labels.json` in `folder` with its pose track and, if there is one, its sound envelope."""
+    from .audio import envelope_beside
+
     out = []
     for p in sorted(Path(folder).glob("*.labels.json")):
         labels = json.loads(p.read_text(encoding="utf-8"))
         name = p.name.removesuffix(".labels.json")
-        env = p.with_name(f"{name}.audio.json")
-        out.append(LabelledClip(name, labels, p.with_name(labels["pose_track"]), env if env.exists() else None))
+        track = p.with_name(labels["pose_track"])
+        out.append(LabelledClip(name, labels, track, envelope_beside(track)))
     return out
 
 

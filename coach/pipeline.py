@@ -135,6 +135,20 @@ def analyze_track(
     return analyzer.finish()
 
 
+def track_sound(path: str | os.PathLike, fps: float) -> ReleaseRefiner | None:
+    """The sound of a saved pose track: the `NAME.audio.json` envelope beside `NAME.pose.json` (how the shared
+    real-footage tracks carry theirs), as a release refiner; None if there is none."""
+    from .audio import cues_from_envelope, envelope_beside, load_envelope
+
+    env = envelope_beside(path)
+    if env is None:
+        return None
+    try:
+        return cues_from_envelope(load_envelope(env)).refiner(fps)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CoachError(env, f"not a readable sound envelope ({e.__class__.__name__})") from None
+
+
 def require_person(report: SessionReport, path: str | os.PathLike) -> None:
     if report.frame_count == 0:
         raise CoachError(Path(path), "no frames could be decoded")

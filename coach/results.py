@@ -53,14 +53,21 @@ class Finding:
         }
 
 
+# How a release was timed, where not by the pose alone (ShotPhases.release_source).
+_TIMED_BY = {
+    "sound+pose": ", timed by sound",
+    "sound": ", heard, not seen: timed by the string's sound alone 只聞弦聲，未見撒放",
+}
+
+
 def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed: bool | None) -> str:
     """What the report says of how a shot's release was timed, after its frame: ", timed by sound; arrow
     heard hitting 0.80 s later", or, where only the pose timed it and the hand stayed at the anchor, that
     the release may have come earlier, unseen. Empty for a release the pose saw."""
-    out = ", timed by sound" if source == "sound+pose" else ""
+    out = _TIMED_BY.get(source or "", "")
     if flight_time_s is not None:
         out += f"; arrow heard hitting {flight_time_s:.2f} s later"
-    if hand_stayed and source != "sound+pose":
+    if hand_stayed and source not in _TIMED_BY:
         out += "; the hand stayed at the anchor, so the release may have come earlier, unseen"
     return out
 
@@ -69,10 +76,11 @@ MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.
 
 
 def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> list[str]:
-    """The phase marks of a shot that are uncertain, in phase order: "draw_start", "anchor", "release"; the
-    engine leaves the rules resting on them unjudged, the reports name them."""
+    """The phase marks of a shot that are uncertain, in phase order: "raise_start" (only for a shot the pose
+    did not see, `phases.heard`), "draw_start", "anchor", "release"; the engine leaves the rules resting on
+    them unjudged, the reports name them."""
     conf = {**(marks_confidence or {}), "release": 1.0 if release_confidence is None else release_confidence}
-    return [m for m in ("draw_start", "anchor", "release") if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
+    return [m for m in ("raise_start", "draw_start", "anchor", "release") if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
 
 
 _EVIDENCE_NAMES = {
@@ -81,7 +89,12 @@ _EVIDENCE_NAMES = {
     "span": "span 兩手距",
     "sound": "sound 弦聲",
 }
-_MARK_NAMES = {"draw_start": "draw start 開弓起點", "anchor": "anchor 靠位", "release": "release 撒放"}
+_MARK_NAMES = {
+    "raise_start": "raise 舉弓",
+    "draw_start": "draw start 開弓起點",
+    "anchor": "anchor 靠位",
+    "release": "release 撒放",
+}
 
 
 def certainty_remarks(
@@ -144,7 +157,7 @@ class ShotResult:
     findings: list[Finding] = field(default_factory=list)
     measures: dict[str, float | None] = field(default_factory=dict)  # draw length, anchor position, …
     complete: bool = True
-    release_source: str = "pose"  # "pose", or "sound+pose" when the string's sound timed it
+    release_source: str = "pose"  # "pose", "sound+pose" when the string's sound timed it, "sound": heard only
     flight_time_s: float | None = None  # release to the arrow heard hitting the target (includes sound travel)
     hand_stayed: bool = False  # the draw hand was seen not to fly back: a dead release (後手小), timed late
     release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)

@@ -238,3 +238,11 @@ def load_envelope(path: str | os.PathLike) -> Envelope:
         raise ValueError(f"{path}: not a {ENVELOPE_SCHEMA} file")
     t0 = float(d.get("audio_start_s", 0.0)) - float(d.get("video_start_s", 0.0))
     return Envelope(np.asarray(d["log_energy"], dtype=float), float(d["hop_s"]), t0)
+
+
+def envelope_beside(track: str | os.PathLike) -> Path | None:
+    """The sound envelope kept beside a pose track: `NAME.audio.json` for `NAME.pose.json(.gz)`; None if none."""
+    p = Path(track)
+    name = p.name.removesuffix(".gz").removesuffix(".json").removesuffix(".pose")
+    env = p.with_name(f"{name}.audio.json")
+    return env if env.is_file() else None

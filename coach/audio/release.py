@@ -158,15 +158,10 @@ class AudioCues:
     info: AudioInfo | None = None
     offset: AvOffset = field(default_factory=lambda: AvOffset())
 
-    def refiner(self, fps: float, window_s: float = WINDOW_S) -> Callable[[ShotPhases, FrameTimes], ShotPhases]:
-        """The Analyzer's `release_refiner`: (ShotPhases, frame times) -> ShotPhases. Each shot the pose saw
-        clearly also teaches the sound's offset against the picture, used from then on."""
-
-        def refine(sp: ShotPhases, frame_times: FrameTimes) -> ShotPhases:
-            self.offset.learn(sp, self.onsets, _time_fn(frame_times, fps), window_s)
-            return refine_release(sp, self.onsets, fps, window_s, frame_times, self.offset.seconds)
-
-        return refine
+    def refiner(self, fps: float, window_s: float = WINDOW_S) -> SoundTiming:
+        """The Analyzer's `release_refiner`: (ShotPhases, frame times) -> ShotPhases, which can also hear a
+        release the pose did not see (`SoundTiming.heard_release`)."""
+        return SoundTiming(self, fps, window_s)
 
     def summary(self) -> dict:
         t = self.info
@@ -176,6 +171,41 @@ class AudioCues:
             "av_offset_s": round(self.offset.seconds, 4),
             **({"sample_rate": t.rate, "start_offset_s": round(t.start_s, 4)} if t else {}),
         }
+
+
+@dataclass(slots=True, frozen=True)
+class HeardRelease:
+    """A string's crack heard where the pose saw no release (video clock, the sound's lag taken off)."""
+
+    t_s: float
+
+
+@dataclass(slots=True)
+class SoundTiming:
+    """A recording's sound as the Analyzer uses it: it refines each shot's release (`__call__`), learning the
+    sound's lag against the picture from the shots the pose saw clearly, and hears releases the pose did
+    not see (`heard_release`)."""
+
+    cues: AudioCues
+    fps: float
+    window_s: float = WINDOW_S
+
+    def __call__(self, sp: ShotPhases, frame_times: FrameTimes) -> ShotPhases:
+        self.cues.offset.learn(sp, self.cues.onsets, _time_fn(frame_times, self.fps), self.window_s)
+        return refine_release(sp, self.cues.onsets, self.fps, self.window_s, frame_times, self.cues.offset.seconds)
+
+    def heard_release(self, from_s: float, to_s: float) -> HeardRelease | None:
+        """The string's crack in [from_s, to_s] (picture clock): the strongest sharp onset there, or an
+        earlier one of comparable strength heard at least IMPACT_MIN_S before it (the later one is then the
+        arrow hitting). None if nothing sharp was heard."""
+        lag = self.cues.offset.seconds
+        cands = [o for o in self.cues.onsets if o.sharp and from_s <= o.t_s - lag <= to_s]
+        if not cands:
+            return None
+        best = max(cands, key=lambda o: o.rise)
+        earlier = [o for o in cands if best.t_s - o.t_s >= IMPACT_MIN_S and o.rise >= EARLIER_SHARE * best.rise]
+        crack = min(earlier, key=lambda o: o.t_s) if earlier else best
+        return HeardRelease(crack.t_s - lag)
 
 
 @dataclass(slots=True)

@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_analyze(args) -> int:
     from posture_rules.pack import load_pack
 
-    from ..pipeline import analyze_track, analyze_video, require_person
+    from ..pipeline import analyze_track, analyze_video, require_person, track_sound
+    from ..pose_frame import load_posetrack
     from ..report.output import atomic_path, prepare_output, write_output
     from ..safe_io import printable, terminal_safe
     from ..summary import format_report
@@ -72,7 +73,11 @@ def cmd_analyze(args) -> int:
     poses = [recorder.on_pose] if recorder else []  # the session's pose track is kept with it
     try:
         if args.pose_track:
-            report = analyze_track(args.pose_track, pack=pack, profile=profile, on_shot=listeners, on_pose=poses)
+            track = load_posetrack(args.pose_track)
+            sound = track_sound(args.pose_track, track.fps) if args.audio else None  # NAME.audio.json beside it
+            report = analyze_track(
+                track, pack=pack, profile=profile, on_shot=listeners, on_pose=poses, release_refiner=sound
+            )
         else:
             bar = progress_for(Path(args.video).name)  # on a terminal only: piped output stays the report
             try:

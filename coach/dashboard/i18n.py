@@ -204,6 +204,11 @@ TEXT: dict[str, tuple[str, str]] = {
         "{t0}–{t1} s: the bow arm was up for {dur} s but no full draw was seen (the draw hand hidden or "
         "misplaced by the pose model); a shot there was not analysed.",
     ),
+    "note_heard_shot": (
+        "{t0}–{t1} 秒：沒看到拉弦手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻；其他階段不明，姿勢不判斷。",
+        "{t0}–{t1} s: the draw hand was not seen, but the string was heard at {t} s: counted as shot {n}, timed by "
+        "its sound; its other phases are unknown and its form was not judged.",
+    ),
     "note_truncated": (
         "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
         "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",

@@ -24,6 +24,10 @@ _VIDEO_ENDED = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) 
 _UNSEEN = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the bow arm was up for (?P<dur>[\d.]+) s but no full draw"
 )
+_HEARD = re.compile(
+    r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the draw hand was not seen, but the string was heard at "
+    r"(?P<t>[\d.]+) s: counted as shot (?P<n>\d+)"
+)  # coach/analyzer.py HEARD_NOTE
 _TRUNCATED = re.compile(r"^video ended after (?P<n>\d+) of (?P<total>\d+) frames")
 _SAMPLED = re.compile(
     r"^adaptive analysis: the pose model ran on (?P<runs>\d+) of (?P<frames>\d+) frames; (?P<sparse>\d+) frames in "
@@ -73,6 +77,7 @@ def note_text(note: str, lang: str) -> str:
         return t(_NOTES[note], lang)
     for pattern, key in (
         (_UNSEEN, "note_unseen_draw"),
+        (_HEARD, "note_heard_shot"),
         (_TRUNCATED, "note_truncated"),
         (_SAMPLED, "note_sampled"),
         (_INCOMPLETE, "note_incomplete"),

@@ -5,6 +5,7 @@
     lookback.py  the raise and the draw start, walked back from the anchor
     anchor.py    where full draw was reached, and how sure the anchor and the draw start are
     release.py   the release: opened by a jump of the draw hand, confirmed by fused evidence
+    heard.py     a shot the pose did not see (the draw hand hidden) whose release the string's sound times
     state.py     the open shot, its marks and the release evidence (typed)
     shot.py      what is handed out: ShotPhases, LetDown, and the one definition of the phase windows
     params.py    every threshold, in one dataclass, each with where its value comes from
@@ -14,6 +15,7 @@ the shoulder midpoint, so a handheld camera's pan and zoom cancel out. All speed
 never frame counts, because live capture drops frames.
 """
 
+from .heard import frame_at, heard_shot, heard_window
 from .params import P, TrackerParams
 from .shot import (
     FULL_DRAW_S,
@@ -24,6 +26,7 @@ from .shot import (
     Phase,
     PhaseUpdate,
     ShotPhases,
+    UnseenDraw,
     phase_windows,
 )
 from .state import ReleaseEvidence
@@ -42,7 +45,11 @@ __all__ = [
     "ReleaseEvidence",
     "ShotPhases",
     "TrackerParams",
+    "UnseenDraw",
     "detect_handedness",
+    "frame_at",
+    "heard_shot",
+    "heard_window",
     "phase_windows",
     "track_shots",
 ]

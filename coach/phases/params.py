@@ -59,6 +59,14 @@ class TrackerParams:
     # was lost or dipped for no longer than raised_gap_s.
     unseen_draw_min_s: float = 1.5
     raised_gap_s: float = 0.3
+    # Such a hold is a shot when the string is heard (heard.py): no sooner than heard_min_up_s after the bow arm
+    # came up (the fastest real draws take 0.7 s), from follow_max_s before it came down, to heard_after_last_s
+    # after it was last seen up (a camera swung away at the release, real06; the sound up to 0.2 s late).
+    heard_min_up_s: float = 1.0
+    heard_after_last_s: float = 0.3
+    # A heard release stays uncertain: phone sound can run 0.2 s (6 frames) late against the picture (real06:
+    # 2.5 frames), and the rules of the release need the draw hand, which was not seen.
+    heard_conf: float = 0.4
 
     # --- where full draw was reached (anchor.py)
     # Full draw: the span within this share of the draw's extent of the hold's, or this many times the hold's

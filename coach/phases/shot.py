@@ -97,7 +97,8 @@ class ShotPhases:
     handedness: str
     hold_start_frame: int  # first frame of the hold (phase_windows: the full draw is anchor..hold_start-1)
     follow_start_frame: int | None  # first frame of the follow-through (phase_windows)
-    release_source: str = "pose"  # "sound+pose" when the string's sound refined it (coach/audio.py)
+    # "sound+pose" when the string's sound refined it (coach/audio), "sound" when only the sound found it (heard.py)
+    release_source: str = "pose"
     # The draw hand was seen not to fly back at what was taken for the release (the span hardly grew): a dead
     # release (後手小), whose "release" is then the arms coming down, later. Real releases widen the span by
     # 0.3-2.8 U in the confirmation window. Sound may then look back for the crack (coach/audio.py).
@@ -152,3 +153,19 @@ class LetDown:
     end_s: float
     reason: str  # "let_down" (the bow arm came down), "video_ended" (still at full draw) or "view_lost"
     # (the picture changed as the hand moved: an edit's cut or dissolve, a camera swung away)
+
+
+@dataclass(slots=True, frozen=True)
+class UnseenDraw:
+    """The bow arm raised and held with no full draw seen (the draw hand hidden or misplaced by the pose model
+    for the whole hold: a view from behind, stance_high shot 1). Not a shot unless the string was heard
+    (`heard.heard_shot`); otherwise the report owns up to it."""
+
+    first_frame: int
+    first_s: float
+    last_frame: int
+    last_s: float
+
+    @property
+    def duration_s(self) -> float:
+        return self.last_s - self.first_s

@@ -32,7 +32,7 @@ from .frames import (
 from .lookback import _back_raise_draw, _draw_travel
 from .params import P
 from .release import ReleaseWatch
-from .shot import FULL_DRAW_S, RELEASE_PHASE_S, LetDown, Phase, PhaseUpdate, ShotPhases
+from .shot import FULL_DRAW_S, RELEASE_PHASE_S, LetDown, Phase, PhaseUpdate, ShotPhases, UnseenDraw
 from .state import Mark, OpenShot, TrackerState
 
 
@@ -54,8 +54,7 @@ class PhaseTracker:
         self._last: TrackFrame | None = None
         self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
         self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
-        # (first frame, t, last frame, t) of each time the bow arm was up and held without a full draw seen
-        self.unseen_draws: list[tuple[int, float, int, float]] = []
+        self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
         self.let_downs: list[LetDown] = []  # full draws that were not shot
 
     # ---- public -----------------------------------------------------------------------------------------
@@ -157,7 +156,7 @@ class PhaseTracker:
     def _end_raised(self) -> None:
         r, self._raised = self._raised, None
         if r is not None and r[3] - r[1] >= P.unseen_draw_min_s - 1e-6:
-            self.unseen_draws.append((r[0], r[1], r[2], r[3]))
+            self.unseen_draws.append(UnseenDraw(r[0], r[1], r[2], r[3]))
 
     def _start_shot(self, anchor_i: int, side: str) -> None:
         self.handedness = self.handedness or side

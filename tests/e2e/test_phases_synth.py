@@ -179,8 +179,9 @@ def test_a_hidden_full_draw_is_owned_up_to(mode: str) -> None:
             tracker.push(b)
         tracker.finish()
         truth = track.meta["truth"]
-        for a, _, b, _ in tracker.unseen_draws:
-            hidden = [i for i, t in enumerate(truth["shots"]) if a <= t["anchor_frame"] and t["release_frame"] <= b]
+        for u in tracker.unseen_draws:
+            shots = enumerate(truth["shots"])
+            hidden = [i for i, t in shots if u.first_frame <= t["anchor_frame"] and t["release_frame"] <= u.last_frame]
             noted.append((name, hidden))
     assert noted == [(name, [i]) for name, i in sorted(HIDDEN_SHOTS)]
 

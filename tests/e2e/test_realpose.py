@@ -15,9 +15,9 @@ from tests.support.paths import REALPOSE
 KNOWN_MISSES = {
     "real04_recurve_behind_oblique": "no shot found: seen from behind, the draw wrist and elbow are hidden "
     "behind the head for the whole shot (visibility < 0.3), so no anchor can be seen",
-    "real06_recurve_behind_handheld": "no shot found: seen from behind, the draw wrist is hidden for the whole "
-    "shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 5 frames after the "
-    "release",
+    "real06_recurve_behind_handheld": "no shot found by the pose alone: seen from behind, the draw wrist is "
+    "hidden for the whole shot (visibility 0.06-0.22); only the draw elbow is seen, and the camera swings away 2 "
+    "frames after the release. With its sound the analysis counts it (tests/e2e/test_heard_shot.py)",
 }
 
 
@@ -60,7 +60,7 @@ def test_real_footage_figures() -> None:
     scores = {c.name: score_clip(c, analyse_clip(c)) for c in labelled_clips(REALPOSE)}
     s = summarise(scores.values(), OBSERVED_PASSING)
     assert s.contradicted == 0, [(n, c.faults) for n, c in scores.items()]
-    assert s.releases == 8 and s.releases_ok >= 6, s
+    assert s.releases == 8 and s.releases_ok >= 7, s
     assert s.extra == 0, s
     # The anchors left sure are the right ones (real05's settle-time anchor, 6 frames early, is the one not).
     assert s.sure_anchors - s.sure_anchors_ok <= 1, s
