@@ -443,6 +443,25 @@ TEXT: dict[str, tuple[str, str]] = {
         "The browser camera needs the dashboard running under `streamlit run app.py`.",
     ),
     "live_browser_idle": ("按 START 開始。", "Press START to begin."),
+    # no picture arriving from a started source (coach/live/board.py NO_PICTURE_S): what to check, by source
+    "live_no_picture_camera": (
+        "攝影機 {source} 沒有傳來畫面：請確認已允許使用攝影機、攝影機已接上，且沒有其他程式正在使用它。",
+        "No picture is arriving from camera {source}: check the camera permission, that it is plugged in, "
+        "and that no other app is using it.",
+    ),
+    "live_no_picture_browser": (
+        "瀏覽器攝影機沒有傳來畫面：請確認瀏覽器已允許使用攝影機，且沒有其他程式正在使用它。",
+        "No picture is arriving from the browser's camera: check that the browser is allowed to use the camera "
+        "and that no other app is using it.",
+    ),
+    "live_no_picture_file": (
+        "影片 {source} 沒有傳來畫面：請確認檔案存在、能播放，且不是空的或損壞的。",
+        "No picture is arriving from the file {source}: check that it exists, plays, and is not empty or damaged.",
+    ),
+    "live_no_picture_stream": (
+        "串流 {source} 沒有傳來畫面：請確認網址正確，且串流正在播出。",
+        "No picture is arriving from the stream {source}: check the address and that the stream is on the air.",
+    ),
     # camera check
     # the camera check's findings (coach/live/check.py)
     "chk_nobody": (
@@ -555,6 +574,7 @@ def t(key: str, lang: str = "zh", **fmt) -> str:
     return s.format(**fmt) if fmt else s
 
 
-def both(key: str, **fmt) -> str:
-    """Both languages, for places that show them together."""
-    return f"{t(key, 'zh', **fmt)} · {t(key, 'en', **fmt)}"
+def both(key: str, first: str = "zh", **fmt) -> str:
+    """Both languages, `first` first, for places that show them together (a line that must reach whoever reads)."""
+    second = "en" if first == "zh" else "zh"
+    return f"{t(key, first, **fmt)} · {t(key, second, **fmt)}"

@@ -1,6 +1,11 @@
 """A live run's board: what its worker threads post (frames, confirmed faults, shots, status, the end) and the
 page reads, under one lock. `snapshot()` copies it for one page run; `image()` / `jpeg()` draw the newest
-analysed frame with the live view (skeleton, phase, held faults, tally, the last shot's card)."""
+analysed frame with the live view (skeleton, phase, held faults, tally, the last shot's card).
+
+No picture: while a source is expected to deliver (from its start, or while the browser's stream plays) and its
+count of delivered frames (`frames_in`, the feeder's or the browser callback's counter) has not moved for
+`NO_PICTURE_S`, the snapshot says so (`no_picture`), and the page says what to check instead of a black view. The
+count is read when the page polls, never per frame."""
 
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ MAX_EVENTS = 200
 # beside the analysis; a 1080p camera's frame is ~5× the work and the bytes of a 960×540 one.
 PAGE_MAX_SIDE = 640
 PAGE_JPEG_QUALITY = 75
+# A source that has delivered nothing for this long since it started (or since its last frame) is said to give no
+# picture. A laptop camera or a file gives its first frame within a second or two of opening, and a stream's
+# frames come many a second, so 5 s is "something is wrong", yet short enough that a coach is not left waiting.
+NO_PICTURE_S = 5.0
+PICTURE_FROM = ("camera", "file", "stream", "browser")  # where the picture comes from: what the page says to check
 
 
 @dataclass(slots=True)
@@ -65,6 +75,9 @@ class Snapshot:
     error: str = ""
     sids: list[int] = field(default_factory=list)  # session store ids of this run's sessions
     has_frame: bool = False
+    no_picture: bool = False  # expected to deliver, and no frame came for NO_PICTURE_S
+    picture_from: str = "camera"  # one of PICTURE_FROM
+    expecting: bool = False  # frames are expected (started, or the browser's stream plays)
 
     @property
     def running(self) -> bool:
@@ -74,9 +87,10 @@ class Snapshot:
 class Board:
     """What the worker threads post and the page reads, under one lock."""
 
-    def __init__(self, pack: RulePack, source: str, archer: str):
+    def __init__(self, pack: RulePack, source: str, archer: str, picture_from: str = "camera"):
         self.pack = pack
         self.source, self.archer = source, archer
+        self.picture_from = picture_from
         self._lock = threading.Lock()
         self._draw_lock = threading.Lock()
         self.state = "starting"
@@ -96,6 +110,9 @@ class Board:
         self._carded = 0
         self._jpeg: dict[str, tuple[tuple, bytes]] = {}  # lang → (what it was drawn from, the JPEG)
         self._frames = 0  # frames posted: what the page's picture was drawn from
+        self.frames_in: Callable[[], int] = int  # frames the source delivered so far (set by the run); int() == 0
+        self._expect_since: float | None = None  # when the source was started: pictures are expected from then
+        self._count_seen, self._count_at = 0, 0.0  # frames_in() when the page last saw it change, and when
 
     # ---- posted by worker threads ---------------------------------------------------------------------
     def new_session(self, n: int) -> None:
@@ -141,10 +158,31 @@ class Board:
             if error is not None:
                 self.error = str(error) if isinstance(error, CoachError) else f"{type(error).__name__}: {error}"
             self.state = "failed" if self.error else "stopped"
+        self.expect_pictures(False)
+
+    # ---- told by the run or the page --------------------------------------------------------------------
+    def expect_pictures(self, on: bool, now: float | None = None) -> None:
+        """The source is started (or the browser's stream plays): frames are expected from now on; idempotent,
+        the first moment kept. `on=False`: stopped, nothing expected."""
+        with self._lock:
+            if not on:
+                self._expect_since = None
+            elif self._expect_since is None:
+                self._expect_since = time.monotonic() if now is None else now
+
+    def _no_picture(self, now: float) -> bool:
+        """Under the lock: is the source expected to deliver, and has its count not moved for NO_PICTURE_S?"""
+        n = self.frames_in()
+        if n != self._count_seen:
+            self._count_seen, self._count_at = n, now
+        if self._expect_since is None:
+            return False
+        return now - max(self._count_at, self._expect_since) >= NO_PICTURE_S
 
     # ---- read by the page -----------------------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
-        self.last_seen = time.monotonic()
+    def snapshot(self, now: float | None = None) -> Snapshot:
+        now = time.monotonic() if now is None else now
+        self.last_seen = now
         figures = self.figures_fn()
         with self._lock:
             tally = Tally(self.tally.shots, self.tally.clean, self.tally.faults.copy())
@@ -161,6 +199,9 @@ class Board:
                 self.error,
                 list(self.sids),
                 self.latest is not None,
+                no_picture=self._no_picture(now),
+                picture_from=self.picture_from,
+                expecting=self._expect_since is not None,
             )
 
     def jpeg(self, lang: str = "zh") -> bytes | None:

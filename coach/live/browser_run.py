@@ -59,6 +59,7 @@ class BrowserRun(LiveRun):
     first frame; `stop()` (the component's STOP, or the stream ending) closes it."""
 
     kind = "browser"
+    picture_from = "browser"
     CHECK_EVERY_S = 0.25
     CHECK_FRAMES = 12
 
@@ -74,6 +75,8 @@ class BrowserRun(LiveRun):
         self.check_frames: deque[Frame] = deque(maxlen=self.CHECK_FRAMES)
         self._last_check = -1e9
         self.last_frame = 0.0  # monotonic time of the last frame from the browser
+        self.pushed = 0  # frames the browser delivered, all streams: the board's "is a picture arriving?"
+        self.board.frames_in = lambda: self.pushed
 
     # ---- streamlit-webrtc's video_frame_callback (its own thread) ------------------------------------------
     def callback(self, frame):
@@ -89,6 +92,7 @@ class BrowserRun(LiveRun):
         """Hand one browser frame (BGR, its pts in seconds) to the analysis; returns it annotated. Never waits."""
         now = time.monotonic()
         self.last_frame = now
+        self.pushed += 1  # only this (callback) thread writes it
         with self._lock:
             src = self._src
             if src is None or src.closed:
@@ -145,6 +149,10 @@ class BrowserRun(LiveRun):
             return img  # the camera changed size; the newest analysis is of another picture
         self._overlay.handedness = self.board.handedness
         return self._overlay.draw(img, r)
+
+    def streaming(self, playing: bool) -> None:
+        """The page saw the browser's stream play (or not): while it plays, frames are expected."""
+        self.board.expect_pictures(playing)
 
     def stop(self) -> None:
         with self._lock:

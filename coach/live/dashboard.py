@@ -22,7 +22,7 @@ from posture_rules.pack import RulePack, load_pack
 
 from ..dashboard.access import live_source
 from ..dashboard.data import archer_names
-from ..dashboard.i18n import t
+from ..dashboard.i18n import both, t
 from ..dashboard.machine_text import check_text, view_name
 from ..dashboard.settings import Settings
 from ..dashboard.ui import esc
@@ -178,6 +178,7 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
     )
     playing = bool(getattr(ctx.state, "playing", False))
     signalling = bool(getattr(ctx.state, "signalling", False))
+    run.streaming(playing)  # while the stream plays, frames are expected: none for a few seconds is said
     if run.running and not playing and not signalling:
         run.stop()  # the component's STOP: close the session (its shots are already stored)
 
@@ -238,9 +239,13 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
         st.info(tr("live_starting"), icon=":material/hourglass_top:")
     elif snap.running:
         st.caption(f":red[●] {tr('live_running', source=esc(snap.source))} · {esc(snap.archer)}")
+    elif snap.expecting:  # the browser's stream plays, its first frame not here yet: not "stopped"
+        st.caption(f"{tr('live_waiting_frame')} · {esc(snap.archer)}")
     else:
         st.caption(f"■ {tr('live_stopped', source=esc(snap.source))} · {esc(snap.archer)}")
-    if snap.status and snap.running:
+    if snap.no_picture:  # a black view says nothing: say it, and what to check, in both languages
+        st.warning(no_picture_line(snap, lang), icon=":material/videocam_off:")
+    elif snap.status and snap.running:
         st.warning(snap.status, icon=":material/videocam_off:")
     if show_image:
         left, right = st.columns([3, 2])
@@ -261,6 +266,12 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if not snap.running and snap.sids:
         st.success(tr("live_saved", sids=", ".join(f"#{s}" for s in snap.sids)), icon=":material/check_circle:")
     return snap
+
+
+def no_picture_line(snap: Snapshot, lang: str) -> str:
+    """One line, the page's language first then the other: no picture is arriving from this source, what to
+    check (camera permission, another app, the file, the address)."""
+    return both(f"live_no_picture_{snap.picture_from}", first=lang, source=esc(snap.source))
 
 
 def _tally(snap: Snapshot, pack: RulePack, lang: str) -> None:

@@ -27,24 +27,35 @@ def _recorder_factory(who: ArcherRecording, source: str, pack: RulePack, board: 
     return factory
 
 
-def figures_of(session: LiveSession, extra_dropped: Callable[[], int] = lambda: 0) -> Figures:
+def figures_of(session: LiveSession, dropped_before: Callable[[], int] = lambda: 0) -> Figures:
+    """The page's figures. `dropped_before`: frames dropped before the feeder took them (the browser's push
+    mailbox); the camera delivered them too, so they count in `released` as well as in `dropped`."""
     s = session.stats
+    before = dropped_before()
     try:
         p50 = s.percentile(50) if s.latencies_ms else None
     except RuntimeError:  # the analysis thread appended while we read; next poll
         p50 = None
     return Figures(
-        released=session.feeder.released,
+        released=session.feeder.released + before,
         analysed=s.analysed,
-        dropped=session.frames.dropped + extra_dropped(),
+        dropped=session.frames.dropped + before,
         latency_p50_ms=p50,
     )
+
+
+def kind_of_source(spec: str | int) -> str:
+    """A camera index, a stream URL or a video file (what the page tells a coach to check)."""
+    if isinstance(spec, int):
+        return "camera"
+    return "stream" if "://" in str(spec) else "file"
 
 
 class LiveRun:
     """A live session for an archer, its threads posting to `board`; CameraRun and BrowserRun feed it."""
 
     kind = "run"
+    picture_from = "camera"  # what the page names when no picture arrives (board.PICTURE_FROM)
 
     def __init__(self, db, archer: str, source: str, *, pack: RulePack | None = None, model: str | None = None):
         self.db = db
@@ -53,7 +64,7 @@ class LiveRun:
         # the archer and their saved profile; a bad store fails here, before any thread
         self.who = open_archer(db, archer)
         self.archer, self.profile = self.who.name, self.who.profile
-        self.board = Board(self.profile.apply(self.pack), source, self.archer)
+        self.board = Board(self.profile.apply(self.pack), source, self.archer, self.picture_from)
         self.session: LiveSession | None = None
         self._monitor: threading.Thread | None = None
 
@@ -102,6 +113,7 @@ class CameraRun(LiveRun):
 
     def __init__(self, db, archer: str, spec: str | int, **kw):
         self.spec = parse_source(spec) if isinstance(spec, str) else spec
+        self.picture_from = kind_of_source(self.spec)
         super().__init__(db, archer, str(self.spec), **kw)
 
     def start(self) -> CameraRun:
@@ -115,6 +127,8 @@ class CameraRun(LiveRun):
             raise
         self.session = session
         self.board.figures_fn = lambda: figures_of(session)
+        self.board.frames_in = lambda: session.feeder.released
+        self.board.expect_pictures(True)  # the model is loaded and the source open: frames are due from now
         self._watch(session)
         return self
 

@@ -1,7 +1,8 @@
 """The Live page with the browser's camera, in a real browser: `streamlit run app.py` on a free local port (temporary
 store, no demo), headless Debian Chromium whose fake camera plays a sample fault clip converted to .y4m (looped),
 streamlit-webrtc carrying it over loopback to the page's live analysis. The clip's own fault must appear on the
-page with its classical line, the moment the analysis confirms it. Screenshot: test-output/live_browser.png."""
+page with its classical line, the moment the analysis confirms it. Screenshot: test-output/live_browser.png.
+And when the browser's camera track stops mid-stream, the page says no picture is arriving, in both languages."""
 
 from __future__ import annotations
 
@@ -138,3 +139,88 @@ def test_browser_camera_shows_the_clips_fault_as_it_comes(live_server, output_di
             assert name in body, f"{found[0]} shown without its name"
         finally:
             browser.close()
+
+
+# Every peer connection a page (or its component's iframe) makes, kept where the test can reach its senders.
+KEEP_PCS = """
+(() => {
+  const Orig = window.RTCPeerConnection;
+  if (!Orig) return;
+  window.__pcs = [];
+  window.RTCPeerConnection = function (...a) { const pc = new Orig(...a); window.__pcs.push(pc); return pc; };
+  window.RTCPeerConnection.prototype = Orig.prototype;
+})();
+"""
+STOP_CAMERA = (
+    "() => { let n = 0; for (const pc of (window.__pcs || [])) for (const s of pc.getSenders()) "
+    "if (s.track) { s.track.stop(); n++; } return n; }"
+)
+
+
+def test_browser_camera_that_stops_giving_pictures_is_said_on_the_page(live_server):
+    """The browser's camera stops delivering mid-stream (another app took it, it was unplugged): the stream still
+    'plays', so the page says, in both languages, that no picture is arriving and what to check."""
+    from playwright.sync_api import sync_playwright
+
+    url, y4m, _truth, tmp = live_server
+    with sync_playwright() as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp / "chromium-profile-stops"),
+            executable_path=str(CHROMIUM),
+            args=[*CHROMIUM_FLAGS, *FAKE_CAMERA, f"--use-file-for-fake-video-capture={y4m}"],
+            headless=True,
+            permissions=["camera"],
+            viewport={"width": 1280, "height": 2000},
+        )
+        try:
+            browser.add_init_script(KEEP_PCS)
+            page = browser.pages[0] if browser.pages else browser.new_page()
+            page.goto(f"{url}/live")
+            page.get_by_text("瀏覽器攝影機（手機、平板）").first.wait_for(timeout=60_000)
+            _new_archer(page, "斷線射手")
+            page.keyboard.press("Tab")
+            page.get_by_text("瀏覽器攝影機（手機、平板）").first.click()
+            _start_button(page, time.monotonic() + 60).click()
+            body = _wait_for_text(page, "進行中：browser camera", WAIT_S)  # frames are flowing and analysed
+            assert "進行中：browser camera" in body, body[-1500:]
+            stopped = sum(f.evaluate(STOP_CAMERA) for f in page.frames if _has_pcs(f))
+            assert stopped, "no camera track to stop"
+            said = ("瀏覽器攝影機沒有傳來畫面", "No picture is arriving from the browser's camera")
+            body = _wait_for_text(page, said[1], 60)
+            assert all(s in body for s in said), body[-1500:]
+            assert "Traceback" not in body
+        finally:
+            browser.close()
+
+
+def _new_archer(page, name: str) -> None:
+    """Type a new archer's name; once the store has archers (the other test ran first), the picker asks to choose
+    or create: choose "+ New archer" first."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    field = page.get_by_label("射手姓名")
+    try:
+        field.wait_for(timeout=5_000)
+    except PlaywrightTimeout:
+        page.get_by_role("combobox", name="射手", exact=True).click()
+        page.get_by_role("option", name="＋ 新射手").click()
+    field.fill(name)
+
+
+def _wait_for_text(page, text: str, seconds: float) -> str:
+    """The page's text once it shows `text`, or as it is after `seconds`."""
+    end = time.monotonic() + seconds
+    body = ""
+    while time.monotonic() < end:
+        body = page.evaluate("document.body.innerText")
+        if text in body:
+            break
+        page.wait_for_timeout(1000)
+    return body
+
+
+def _has_pcs(frame) -> bool:
+    try:
+        return bool(frame.evaluate("(window.__pcs || []).length"))
+    except Exception:  # a frame navigating away
+        return False
