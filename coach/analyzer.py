@@ -26,13 +26,11 @@ from .kinematics import Body, classify_view, leg_ratio, torso_ratio
 from .landmarks import SIDES
 from .phases import (
     PHASE_MARKS,
-    P,
+    Heard,
     PhaseTracker,
     ShotPhases,
-    UnseenDraw,
-    frame_at,
-    heard_shot,
-    heard_window,
+    hear_lost,
+    hear_unseen,
     phase_windows,
 )
 from .pose import PoseEstimator
@@ -62,6 +60,10 @@ ALONG_DEPTH_NOTE = (
 HEARD_NOTE = (
     "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the draw hand was not seen, but the string was heard at {t:.2f} s: "
     "counted as shot {n}, timed by its sound; its other phases are unknown and its form was not judged"
+)
+HEARD_LOST_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture lost the archer, but the string was heard "
+    "at {t:.2f} s: counted as shot {n}, its release timed by its sound"
 )
 UNSEEN_NOTE = (
     "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {dur:.1f} s but no full draw was seen (the draw "
@@ -119,8 +121,8 @@ class Analyzer:
         self._handedness = handed
         self._handedness_source = "profile" if handed else "auto"
         self._time_of: dict[int, float] = {}
-        self._unseen_heard = 0  # the tracker's unseen draws already listened to
-        self._heard: dict[UnseenDraw, str] = {}  # HEARD_NOTE of each that became a shot
+        self._heard_upto = (0, 0)  # the tracker's unseen draws and let-downs already listened to
+        self._heard: dict[tuple[str, int], str] = {}  # the note of each ("unseen"/"lost", k) that became a shot
 
     # ---- input -----------------------------------------------------------------------------------------
     def push(self, frame: Frame) -> list[FrameResult]:
@@ -143,7 +145,7 @@ class Analyzer:
             self._analyse(b)
         for sp in self.tracker.finish():
             self._complete(sp)
-        self._listen_unseen()
+        self._listen()
         return self.report()
 
     # ---- per frame -------------------------------------------------------------------------------------
@@ -175,8 +177,8 @@ class Analyzer:
         vals, active = self.engine.push(body, upd.phase.value, self._view)
         for sp in upd.completed:
             self._complete(sp)
-        if len(self.tracker.unseen_draws) > self._unseen_heard:
-            self._listen_unseen()
+        if (len(self.tracker.unseen_draws), len(self.tracker.let_downs)) != self._heard_upto:
+            self._listen()
         result = FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
         for listener in self.frame_listeners:
             listener(result)
@@ -209,28 +211,31 @@ class Analyzer:
         bodies = [s.body for s in self.engine.samples_between(lo, sp.end_frame)]
         return shot_view(bodies, sp, self._view)
 
-    def _listen_unseen(self) -> None:
-        """Each newly ended hold with no full draw seen is a shot if the string was heard as it ended."""
+    def _listen(self) -> None:
+        """The holds the pose could not follow to a release, newly ended, are shots if the string was heard:
+        a hold with no full draw seen (the draw hand hidden) as it ended, a full draw as the picture lost it."""
         hear = getattr(self.release_refiner, "heard_release", None)
-        for draw in self.tracker.unseen_draws[self._unseen_heard :] if hear is not None else ():
-            window = heard_window(draw)
-            heard = hear(window.from_s, window.to_s)
-            frame = None if heard is None else frame_at(heard.t_s, self._time_of.items())
-            if frame is None or frame <= draw.first_frame:
-                continue
-            sp = heard_shot(
-                draw,
-                frame,
-                self._time_of.get,
-                index=len(self.shots),
-                handedness=self._handedness or "right",
-                release_confidence=P.heard_conf,
-            )
-            a, b = draw.first_frame, draw.last_frame
-            note = dict(a=a, b=b, ta=draw.first_s, tb=draw.last_s, t=heard.t_s, n=len(self.shots) + 1)
-            self._heard[draw] = HEARD_NOTE.format(**note)
-            self._complete(sp, refine=False)
-        self._unseen_heard = len(self.tracker.unseen_draws)
+        unseen, lost = self.tracker.unseen_draws, self.tracker.let_downs
+        if hear is not None:
+            for k in range(self._heard_upto[0], len(unseen)):
+                u = unseen[k]
+                heard = hear_unseen(u, hear, self._time_of, len(self.shots), self._handedness or "right")
+                self._take_heard(heard, ("unseen", k), HEARD_NOTE, (u.first_frame, u.last_frame, u.first_s, u.last_s))
+            for k in range(self._heard_upto[1], len(lost)):
+                ld = lost[k]
+                heard = hear_lost(ld, hear, self._time_of)
+                self._take_heard(
+                    heard, ("lost", k), HEARD_LOST_NOTE, (ld.anchor_frame, ld.end_frame, ld.anchor_s, ld.end_s)
+                )
+        self._heard_upto = (len(unseen), len(lost))
+
+    def _take_heard(self, heard: Heard | None, key: tuple[str, int], note: str, span: tuple) -> None:
+        if heard is None:
+            return
+        a, b, ta, tb = span
+        self._heard[key] = note.format(a=a, b=b, ta=ta, tb=tb, t=heard.t_s, n=len(self.shots) + 1)
+        # A release the pose saw is timed by the sound as any other; one it did not see was timed by it already.
+        self._complete(heard.shot, refine=heard.shot.release_source == "pose")
 
     def _complete(self, sp: ShotPhases, refine: bool = True) -> ShotResult:
         if refine and self.release_refiner is not None and sp.release_frame is not None:
@@ -296,14 +301,13 @@ class Analyzer:
             notes.append("no person found in the video")
         elif not self.shots:
             notes.append("no shots found")
-        for ld in self.tracker.let_downs:
-            notes.append(
-                LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
-            )
+        for k, ld in enumerate(self.tracker.let_downs):
+            let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
+            notes.append(self._heard.get(("lost", k)) or let_down)
         notes += self._depth_notes
-        for u in self.tracker.unseen_draws:
+        for k, u in enumerate(self.tracker.unseen_draws):
             unseen = dict(a=u.first_frame, b=u.last_frame, ta=u.first_s, tb=u.last_s, dur=u.duration_s)
-            notes.append(self._heard.get(u) or UNSEEN_NOTE.format(**unseen))
+            notes.append(self._heard.get(("unseen", k)) or UNSEEN_NOTE.format(**unseen))
         return SessionReport(
             source=self.source,
             fps=self.fps,

@@ -173,13 +173,6 @@ class AudioCues:
         }
 
 
-@dataclass(slots=True, frozen=True)
-class HeardRelease:
-    """A string's crack heard where the pose saw no release (video clock, the sound's lag taken off)."""
-
-    t_s: float
-
-
 @dataclass(slots=True)
 class SoundTiming:
     """A recording's sound as the Analyzer uses it: it refines each shot's release (`__call__`), learning the
@@ -194,10 +187,10 @@ class SoundTiming:
         self.cues.offset.learn(sp, self.cues.onsets, _time_fn(frame_times, self.fps), self.window_s)
         return refine_release(sp, self.cues.onsets, self.fps, self.window_s, frame_times, self.cues.offset.seconds)
 
-    def heard_release(self, from_s: float, to_s: float) -> HeardRelease | None:
-        """The string's crack in [from_s, to_s] (picture clock): the strongest sharp onset there, or an
-        earlier one of comparable strength heard at least IMPACT_MIN_S before it (the later one is then the
-        arrow hitting). None if nothing sharp was heard."""
+    def heard_release(self, from_s: float, to_s: float) -> float | None:
+        """When the string's crack was heard in [from_s, to_s] (picture clock, the sound's learnt lag taken
+        off): the strongest sharp onset there, or an earlier one of comparable strength heard at least
+        IMPACT_MIN_S before it (the later one is then the arrow hitting). None if nothing sharp was heard."""
         lag = self.cues.offset.seconds
         cands = [o for o in self.cues.onsets if o.sharp and from_s <= o.t_s - lag <= to_s]
         if not cands:
@@ -205,7 +198,7 @@ class SoundTiming:
         best = max(cands, key=lambda o: o.rise)
         earlier = [o for o in cands if best.t_s - o.t_s >= IMPACT_MIN_S and o.rise >= EARLIER_SHARE * best.rise]
         crack = min(earlier, key=lambda o: o.t_s) if earlier else best
-        return HeardRelease(crack.t_s - lag)
+        return crack.t_s - lag
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ the shoulder midpoint, so a handheld camera's pan and zoom cancel out. All speed
 never frame counts, because live capture drops frames.
 """
 
-from .heard import frame_at, heard_shot, heard_window
+from .heard import Hear, Heard, hear_lost, hear_unseen
 from .params import P, TrackerParams
 from .shot import (
     FULL_DRAW_S,
@@ -33,6 +33,10 @@ from .state import ReleaseEvidence
 from .tracker import PhaseTracker, detect_handedness, track_shots
 
 __all__ = [
+    "Hear",
+    "Heard",
+    "hear_lost",
+    "hear_unseen",
     "FULL_DRAW_S",
     "PHASE_MARKS",
     "RELEASE_PHASE_S",
@@ -47,9 +51,6 @@ __all__ = [
     "TrackerParams",
     "UnseenDraw",
     "detect_handedness",
-    "frame_at",
-    "heard_shot",
-    "heard_window",
     "phase_windows",
     "track_shots",
 ]

@@ -67,6 +67,9 @@ class TrackerParams:
     # A heard release stays uncertain: phone sound can run 0.2 s (6 frames) late against the picture (real06:
     # 2.5 frames), and the rules of the release need the draw hand, which was not seen.
     heard_conf: float = 0.4
+    # A full draw the picture lost (LetDown "view_lost") is a shot when the crack is heard within this of the
+    # release the pose saw (as far as coach/audio lets sound move a release), or of the last frame it was seen.
+    heard_release_move_s: float = 0.25
 
     # --- where full draw was reached (anchor.py)
     # Full draw: the span within this share of the draw's extent of the hold's, or this many times the hold's

@@ -174,6 +174,14 @@ class ReleaseWatch:
             # MediaPipe lost the archer right after the jump (a fast spring-back at a low frame rate blurs the
             # arms and the guard blanks them): nothing seen tells nothing, so wait until they are seen again.
             return None
+        if not self._seen_late(ds, t_c):
+            # Still not seen again: the picture lost the archer right after the jump (a phone swung away to follow
+            # the arrow, the archer left the frame). Judged on the frames it has, as a window cut short by the
+            # video's end: a likely release, not a certain one.
+            if self.accept_at_end(shot):
+                return True
+            shot.cand = None
+            return False
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
         if ev.released and self._went_back(shot, away):

@@ -190,6 +190,9 @@ class LetDown:
     end_s: float
     reason: str  # "let_down" (the bow arm came down), "video_ended" (still at full draw) or "view_lost"
     # (the picture changed as the hand moved: an edit's cut or dissolve, a camera swung away)
+    # The shot's phases up to the last frame the archer was seen at full draw (release None), for a full draw
+    # the picture lost ("view_lost"): the string's sound may still tell that an arrow left (heard.py).
+    shot: ShotPhases | None = None
 
 
 @dataclass(slots=True, frozen=True)

@@ -97,6 +97,7 @@ class OpenShot:
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
     growing_since: int | None = None
+    seen_at: Mark | None = None  # the newest frame of the hold with the archer in the picture
 
 
 class TrackerState(str, Enum):

@@ -204,11 +204,20 @@ class PhaseTracker:
 
     def _hold(self) -> list[ShotPhases]:
         s = self._shot
+        f = self._buf[-1]
+        seen_before = s.seen_at
+        if self._seen(f):
+            s.seen_at = Mark(f.index, f.t)
         if self._state is TrackerState.CANDIDATE:
             return self._candidate()
-        f = self._buf[-1]
         if self._let_down_seen(f):
-            self._let_down(f, "let_down")
+            if seen_before is not None and f.t - seen_before.t > P.raised_gap_s:
+                # Back in the picture with the arms already down after a stretch with no one in it: the camera
+                # had swung away (to follow the arrow) or the archer left the frame; nobody saw the bow arm come
+                # down. (Wrists the pose lost while the archer stayed in view are a glitch, not this: real09.)
+                self._lost(f, seen_before)
+            else:
+                self._let_down(f, "let_down")
             return []
         if not s.refined and f.t - s.anchor_at.t >= P.anchor_refine_after_s:
             refine_anchor(self._buf, s, f.t)
@@ -265,9 +274,6 @@ class PhaseTracker:
         picture changed after the release (`_same_archer_after`)."""
         s = self._shot
         rel = s.release_at
-        if not self._same_archer_after():
-            self._let_down(end, "view_lost")
-            return []
         refine_anchor(self._buf, s, rel.t)
         out = ShotPhases(
             index=s.index,
@@ -294,6 +300,9 @@ class PhaseTracker:
         w = out.windows(times.get)
         out.hold_start_frame = min(w["hold"][0], end.index)
         out.follow_start_frame = min(w["follow_through"][0], end.index)
+        if not self._same_archer_after():
+            self._let_down(end, "view_lost", out)  # unless the string's sound tells an arrow left
+            return []
         self._end_shot(end)
         return [out]
 
@@ -306,10 +315,26 @@ class PhaseTracker:
             return True
         return any(abs(g.sw_px / s.hold_sw_px - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
 
-    def _let_down(self, end: TrackFrame, reason: str) -> None:
+    def _let_down(self, end: TrackFrame, reason: str, shot: ShotPhases | None = None) -> None:
         s = self._shot
-        self.let_downs.append(LetDown(s.anchor_at.frame, end.index, s.anchor_at.t, end.t, reason))
+        self.let_downs.append(LetDown(s.anchor_at.frame, end.index, s.anchor_at.t, end.t, reason, shot))
         self._end_shot(end)
+
+    @staticmethod
+    def _seen(f: TrackFrame) -> bool:
+        """The archer is in the picture (their shoulders found), whether or not the pose placed the wrists."""
+        return f.sw_px > 0
+
+    def _lost(self, f: TrackFrame, seen: Mark) -> None:
+        """A full draw the picture lost after `seen`: no shot, unless the string's sound tells that an arrow
+        left; the shot's phases up to that last frame at full draw go with the let-down for that."""
+        s = self._shot
+        refine_anchor(self._buf, s, seen.t)
+        times = {g.index: g.t for g in self._buf}
+        marks = (s.raise_at.frame, s.draw_at.frame, s.anchor_at.frame, None, seen.frame)
+        conf = {"draw_start": s.draw_conf, "anchor": s.anchor_conf}
+        sp = ShotPhases.on_marks(s.index, marks, times.get, s.handedness, marks_confidence=conf)
+        self._let_down(f, "view_lost", sp)
 
     def _end_shot(self, end: TrackFrame) -> None:
         self._shot = None
