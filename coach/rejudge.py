@@ -65,29 +65,8 @@ class Marks:
         """The shot's phases on these marks: each mark's time from `t` (a frame's time in s, 0 where unknown),
         the hold and the follow-through placed by `phase_windows`; `evidence`: ShotPhases' release and marks
         evidence fields (release_confidence, marks_confidence, release_source, …)."""
-        ms = {m: (t(f) or 0.0) * 1000.0 for m, f in self.as_dict().items() if f is not None}
-        sp = ShotPhases(
-            index=index,
-            raise_start_frame=self.raise_start,
-            draw_start_frame=self.draw_start,
-            anchor_frame=self.anchor,
-            release_frame=self.release,
-            end_frame=self.end,
-            raise_start_ms=ms["raise_start"],
-            draw_start_ms=ms["draw_start"],
-            anchor_ms=ms["anchor"],
-            release_ms=ms.get("release"),
-            end_ms=ms["end"],
-            complete=True,
-            handedness=handedness,
-            hold_start_frame=self.anchor,
-            follow_start_frame=None,
-            **evidence,
-        )
-        w = phase_windows(sp, t)
-        sp.hold_start_frame = min(w["hold"][0], self.end) if "hold" in w else self.anchor
-        sp.follow_start_frame = min(w["follow_through"][0], self.end) if "follow_through" in w else None
-        return sp
+        marks = (self.raise_start, self.draw_start, self.anchor, self.release, self.end)
+        return ShotPhases.on_marks(index, marks, t, handedness, **evidence)
 
     def check(self, n_frames: int) -> None:
         seq = [(m, getattr(self, m)) for m in MARKS if getattr(self, m) is not None]

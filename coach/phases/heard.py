@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .params import P
-from .shot import ShotPhases, UnseenDraw, phase_windows
+from .shot import ShotPhases, UnseenDraw
 
 # A crack heard this close before a frame's timestamp belongs to that frame (as coach/audio's ONSET_SLACK_S).
 ONSET_SLACK_S = 0.002
@@ -56,34 +56,16 @@ def heard_shot(
 ) -> ShotPhases:
     """The shot whose release was heard at `release_frame` during `draw`: raise, draw start and anchor are
     unknown (placed at the first frame the bow arm was seen up, confidence 0), the release timed by the sound
-    (`release_confidence`: sure only when the sound's lag against the picture is known), the end where the bow
-    arm was last seen up, or the release if later."""
+    (`release_confidence`, P.heard_conf: uncertain), the end where the bow arm was last seen up, or the release
+    if later."""
     first, end = draw.first_frame, max(draw.last_frame, release_frame)
-    t0 = t_of(first) or draw.first_s
-    t_rel = t_of(release_frame) or draw.last_s
-    t_end = t_of(end) or t_rel
-    sp = ShotPhases(
-        index=index,
-        raise_start_frame=first,
-        draw_start_frame=first,
-        anchor_frame=first,
-        release_frame=release_frame,
-        end_frame=end,
-        raise_start_ms=t0 * 1000.0,
-        draw_start_ms=t0 * 1000.0,
-        anchor_ms=t0 * 1000.0,
-        release_ms=t_rel * 1000.0,
-        end_ms=t_end * 1000.0,
-        complete=True,
-        handedness=handedness,
-        hold_start_frame=first,
-        follow_start_frame=None,
+    return ShotPhases.on_marks(
+        index,
+        (first, first, first, release_frame, end),
+        t_of,
+        handedness,
         release_source="sound",
         release_confidence=release_confidence,
         release_evidence=("sound",),
         marks_confidence={"raise_start": 0.0, "draw_start": 0.0, "anchor": 0.0},
     )
-    w = phase_windows(sp, t_of)
-    sp.hold_start_frame = min(w["hold"][0], end)
-    sp.follow_start_frame = min(w["follow_through"][0], end)
-    return sp

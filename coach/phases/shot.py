@@ -114,6 +114,43 @@ class ShotPhases:
         """The frame ranges of this shot's phases (`phase_windows`)."""
         return phase_windows(self, t_of)
 
+    @classmethod
+    def on_marks(
+        cls,
+        index: int,
+        marks: tuple[int, int, int, int | None, int],
+        t_of: TimeOf,
+        handedness: str,
+        **evidence,
+    ) -> ShotPhases:
+        """The shot on these marks (raise start, draw start, anchor, release or None, end): each mark's time
+        from `t_of` (0 where unknown), the hold and the follow-through placed by `phase_windows`; `evidence`:
+        the release and marks evidence fields (release_confidence, marks_confidence, release_source, …)."""
+        rs, ds, an, rel, end = marks
+        ms = {f: (t_of(f) or 0.0) * 1000.0 for f in marks if f is not None}
+        sp = cls(
+            index=index,
+            raise_start_frame=rs,
+            draw_start_frame=ds,
+            anchor_frame=an,
+            release_frame=rel,
+            end_frame=end,
+            raise_start_ms=ms[rs],
+            draw_start_ms=ms[ds],
+            anchor_ms=ms[an],
+            release_ms=None if rel is None else ms[rel],
+            end_ms=ms[end],
+            complete=True,
+            handedness=handedness,
+            hold_start_frame=an,
+            follow_start_frame=None,
+            **evidence,
+        )
+        w = phase_windows(sp, t_of)
+        sp.hold_start_frame = min(w["hold"][0], end) if "hold" in w else an
+        sp.follow_start_frame = min(w["follow_through"][0], end) if "follow_through" in w else None
+        return sp
+
     @property
     def hold_ms(self) -> float | None:
         return None if self.release_ms is None else self.release_ms - self.anchor_ms

@@ -83,6 +83,18 @@ def _start_button(page, deadline: float):
     raise AssertionError("the webrtc component never showed its START button")
 
 
+def _camera_browser(p, profile, y4m):
+    """Headless Chromium with a fresh --user-data-dir `profile`, its fake camera playing `y4m`, allowed to use it."""
+    return p.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        args=[*CHROMIUM_FLAGS, *FAKE_CAMERA, f"--use-file-for-fake-video-capture={y4m}"],
+        headless=True,
+        permissions=["camera"],
+        viewport={"width": 1280, "height": 2000},
+    )
+
+
 def test_browser_camera_shows_the_clips_fault_as_it_comes(live_server, output_dir):
     from playwright.sync_api import sync_playwright
 
@@ -91,14 +103,7 @@ def test_browser_camera_shows_the_clips_fault_as_it_comes(live_server, output_di
     truth_rules = [f["rule"] for f in truth["faults"]]
     quotes = {r: pack.by_id[r].quote for r in truth_rules if r in pack.by_id}
     with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp / "chromium-profile"),  # a fresh --user-data-dir
-            executable_path=str(CHROMIUM),
-            args=[*CHROMIUM_FLAGS, *FAKE_CAMERA, f"--use-file-for-fake-video-capture={y4m}"],
-            headless=True,
-            permissions=["camera"],
-            viewport={"width": 1280, "height": 2000},
-        )
+        browser = _camera_browser(p, tmp / "chromium-profile", y4m)
         try:
             page = browser.pages[0] if browser.pages else browser.new_page()
             page.goto(f"{url}/live")
@@ -164,14 +169,7 @@ def test_browser_camera_that_stops_giving_pictures_is_said_on_the_page(live_serv
 
     url, y4m, _truth, tmp = live_server
     with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp / "chromium-profile-stops"),
-            executable_path=str(CHROMIUM),
-            args=[*CHROMIUM_FLAGS, *FAKE_CAMERA, f"--use-file-for-fake-video-capture={y4m}"],
-            headless=True,
-            permissions=["camera"],
-            viewport={"width": 1280, "height": 2000},
-        )
+        browser = _camera_browser(p, tmp / "chromium-profile-stops", y4m)
         try:
             browser.add_init_script(KEEP_PCS)
             page = browser.pages[0] if browser.pages else browser.new_page()
