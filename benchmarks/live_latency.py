@@ -131,7 +131,7 @@ def run_dashboard_in_process(path: Path) -> dict:
     """The Live page's CameraRun on this file, with the page's poll (snapshot + picture) every REFRESH_S."""
     import tempfile
 
-    from coach.live.dashboard import REFRESH_S
+    from coach.dashboard.live_page import REFRESH_S
     from coach.live.runs import CameraRun
 
     t0 = time.process_time()

@@ -45,8 +45,8 @@ def _confirm(question: str, yes: bool) -> bool:
 
 
 def cmd_delete(args) -> int:
-    from ..dashboard.settings import annotated_video, media_dir
     from ..store import default_db_path
+    from ..store.media import annotated_video, media_dir
     from ..store.tidy import session_brief
 
     with open_store(args.db) as store:

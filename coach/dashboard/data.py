@@ -17,8 +17,8 @@ from ..phases import phase_windows
 from ..report.data import latest_actions, local_time, video_name
 from ..store import Annotation, SessionSummary, StoredSession, TrendRow
 from ..valuefmt import limits_parts, unit_mark, value_text
+from ..wording.machine import reason_text
 from .i18n import t
-from .machine_text import reason_text
 
 TIMELINE_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
 

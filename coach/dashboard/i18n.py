@@ -1,8 +1,12 @@
 """Chinese and English labels for the dashboard: `t("key")` in the language chosen in the sidebar.
 
-Over ~400 lines because it is one table (data, not logic): one place to find and translate every label."""
+Over ~400 lines because it is one table (data, not logic): one place to find and translate every label. The
+wording of what the machine writes (why a rule was not judged, session notes, errors, the camera check, the live
+run's status) is in `coach/wording/text.py`, which the reports and the terminal read too; it is part of `TEXT`."""
 
 from __future__ import annotations
+
+from ..wording.text import MACHINE_TEXT
 
 LANGS = ("zh", "en")
 LANG_NAMES = {"zh": "中文", "en": "English"}
@@ -130,7 +134,6 @@ TEXT: dict[str, tuple[str, str]] = {
     "corr_mark": ("時點", "mark"),
     "corr_machine": ("原判", "now"),
     "corr_pending": ("改為", "change to"),
-    "mark_raise_start": ("舉弓", "raise"),
     "corr_set": ("{mark}設在此幀", "Set {mark} to this frame"),
     "corr_delete": ("刪去此箭（非一箭）", "Delete shot (not a shot)"),
     "corr_let_down": ("退弓（未發）", "Let-down (no release)"),
@@ -176,78 +179,6 @@ TEXT: dict[str, tuple[str, str]] = {
     "v_pass": ("合", "pass"),
     "v_not_assessable": ("不可判", "n/a"),
     "v_dismissed": ("教練駁回", "dismissed by the coach"),
-    # why a rule could not be judged (the engine's reasons, coach/engine.py)
-    "why_view": ("從{view}視角無法判斷", "not judged from a {view} view"),
-    "why_phase": ("這箭沒有到這個階段", "the shot did not reach this phase"),
-    "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
-    "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
-    "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),
-    "view_face-on": ("正面", "face-on"),
-    "view_down-line": ("沿箭道", "down-the-line"),
-    "view_other": ("斜側", "oblique"),
-    "view_high": ("高處", "high"),
-    # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
-    "err_no_file": ("找不到這個檔案", "no such file"),
-    "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),
-    "err_empty": ("檔案是空的（0 位元組）", "is empty (0 bytes)"),
-    "err_not_video": (
-        "無法當作影片開啟（不是影片檔，或 OpenCV 沒有它的編碼器）",
-        "cannot be opened as a video (not a video file, or a codec OpenCV lacks)",
-    ),
-    "err_no_frames": ("沒有可解碼的畫面（損壞或截斷）", "has no decodable video frames (corrupt or truncated)"),
-    "err_no_person": ("{n} 幀裡都找不到人", "no person found in any of its {n} frames"),
-    # session notes (coach/analyzer.py, coach/pipeline.py)
-    "note_no_person": ("影片中找不到人。", "No person found in the video."),
-    "note_no_shots": ("沒有找到任何一箭。", "No shots found."),
-    "note_unseen_draw": (
-        "{t0}–{t1} 秒：弓臂舉起 {dur} 秒，卻沒看到滿弓（拉弦手被遮住或判錯），那裡的一箭沒有分析。",
-        "{t0}–{t1} s: the bow arm was up for {dur} s but no full draw was seen (the draw hand hidden or "
-        "misplaced by the pose model); a shot there was not analysed.",
-    ),
-    "note_heard_shot": (
-        "{t0}–{t1} 秒：沒看到拉弦手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻；其他階段不明，姿勢不判斷。",
-        "{t0}–{t1} s: the draw hand was not seen, but the string was heard at {t} s: counted as shot {n}, timed by "
-        "its sound; its other phases are unknown and its form was not judged.",
-    ),
-    "note_truncated": (
-        "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
-        "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",
-    ),
-    "note_sampled": (
-        "自適應分析：姿勢模型只看了 {frames} 幀中的 {runs} 幀；{n} 段沒有人開弓的時間（共 {sparse} 幀）每秒取樣 {fps} 幀，"
-        "每一箭前後都逐幀分析。要逐幀分析全部請用 --full-rate。",
-        "Adaptive analysis: the pose model looked at {runs} of {frames} frames; {n} stretches with nobody drawing "
-        "({sparse} frames) were sampled at {fps} fps, every frame around each shot was analysed. --full-rate "
-        "analyses every frame.",
-    ),
-    "why_phase_uncertain": ("階段不確定（{marks}），這條規則不判斷", "phase uncertain ({marks}): not judged"),
-    "mark_draw_start": ("開弓起點", "draw start"),
-    "mark_anchor": ("靠位", "anchor"),
-    "mark_release": ("撒放", "release"),
-    "note_let_down": (
-        "{t0}–{t1} 秒：滿弓後放下弓，沒有撒放（退弓），不當作一箭。",
-        "{t0}–{t1} s: a let-down — full draw, then the bow came down without a release; not judged as a shot.",
-    ),
-    "note_video_ended": (
-        "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到撒放，不當作一箭。",
-        "{t0}–{t1} s: full draw until the video ended (or cut away), no release seen; not judged as a shot.",
-    ),
-    "note_view_lost": (
-        "{t0}–{t1} 秒：滿弓後，手一動畫面就換了（剪接或鏡頭轉開），看不出箭是否射出，不當作一箭。",
-        "{t0}–{t1} s: full draw, then the picture changed as the hand moved (an edit's cut or the camera swung "
-        "away): whether an arrow left cannot be told; not judged as a shot.",
-    ),
-    "note_along_depth": (
-        "第 {n} 箭：箭指向鏡頭深處（滿弓時弓臂只見其長的 {pct}%）：畫面平面上量的規則不判斷，開弓起點與靠位不確定；"
-        "請與箭垂直拍攝。",
-        "Shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the "
-        "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
-        "square to the arrow to have them judged.",
-    ),
-    "note_incomplete": (
-        "分析未完成：停在第 {n} 箭之後。",
-        "Incomplete session: the analysis stopped after {n} completed shot(s).",
-    ),
     "lane_phases": ("階段", "phases"),
     "time_s": ("時間（秒）", "time (s)"),
     "tt_what": ("項目", "what"),
@@ -262,7 +193,6 @@ TEXT: dict[str, tuple[str, str]] = {
     "phase_setup": ("預備", "set-up"),
     "phase_release": ("發矢", "release"),
     "phase_session": ("全場", "whole session"),
-    "view_any": ("任何視角", "any view"),
     "focus_title": ("先練什麼", "What to work on first"),
     "focus_session": ("全場", "the whole session"),
     "focus_shots": ("{k}／{n} 箭", "{k} of {n} shots"),
@@ -385,7 +315,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "即時視圖：用網路攝影機邊射邊看姿勢與病。",
         "Live view: see posture and faults from a webcam while shooting.",
     ),
-    # live page (coach/live/dashboard.py)
+    # live page (coach/dashboard/live_page.py)
     "live_mode": ("攝影機", "Camera"),
     "live_mode_machine": ("本機攝影機／影片", "This computer's camera / a video"),
     "live_mode_browser": ("瀏覽器攝影機（手機、平板）", "The browser's camera (phone, tablet)"),
@@ -462,41 +392,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "串流 {source} 沒有傳來畫面：請確認網址正確，且串流正在播出。",
         "No picture is arriving from the stream {source}: check the address and that the stream is on the air.",
     ),
-    # camera check
-    # the camera check's findings (coach/live/check.py)
-    "chk_nobody": (
-        "畫面裡沒有人：站到攝影機看得到全身的地方",
-        "no one in the picture: stand where the camera sees all of you",
-    ),
-    "chk_whole_body": ("全身都在畫面內", "whole body in the picture"),
-    "chk_edge": (
-        "太靠近畫面{side}緣：滿弓時弓臂會出鏡；往中間移或退後",
-        "too near the {side} edge: the bow arm will leave the picture at full draw; move towards the middle or step back",
-    ),
-    "side_left": ("左", "left"),
-    "side_right": ("右", "right"),
-    "chk_room": ("滿弓時弓臂有足夠空間", "room for the bow arm at full draw"),
-    "chk_far": ("離攝影機太遠：靠近一點", "too far from the camera: come closer"),
-    "chk_close": ("離攝影機太近：退後一點", "too close to the camera: step back"),
-    "chk_distance": ("距離合適（肩寬佔畫面寬的 {pct}）", "good distance (shoulders {pct} of the width)"),
-    "chk_face_on": (
-        "正面對著攝影機：能判斷最多規則的視角",
-        "facing the camera (face-on): the view the most rules are judged from",
-    ),
-    "chk_down_line": (
-        "側面對著攝影機（沿箭道）：能判斷的規則較少；正對攝影機可判斷全部",
-        "side-on to the camera (down-line): fewer rules can be judged; face the camera for all",
-    ),
-    "chk_angle": (
-        "斜對攝影機：請正對攝影機，或完全側身",
-        "turned at an angle: face the camera square, or stand side-on",
-    ),
-    "chk_dark": ("太暗：請加光", "too dark: add light"),
-    "chk_bright": ("太亮或逆光：背對窗戶", "too bright or back-lit: turn away from windows"),
-    "chk_flat": ("畫面平淡、對比低：射手身上多些光", "flat, low-contrast picture: more light on the archer"),
-    "chk_light_ok": ("光線良好", "light is fine"),
-    "chk_needs_view": ("需要{views}視角（此攝影機：{view}）", "needs a {views} view (this camera: {view})"),
-    "chk_not_observable": ("身體關節點觀測不到", "not observable from body landmarks"),
+    # camera check (its findings are machine text: coach/wording/text.py)
     "check_title": ("攝影機檢查", "Camera check"),
     "check_intro": (
         "開始前先站在射位、面向攝影機，檢查全身是否入鏡、方向、距離與光線。",
@@ -565,6 +461,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "There is already an archer {name}: merge the two instead.",
     ),
     "tidy_err_same_archer": ("兩者是同一位射手。", "These are the same archer."),
+    **MACHINE_TEXT,
 }
 
 

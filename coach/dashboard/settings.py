@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..store import Store, default_db_path
+from ..store.media import annotated_video, media_dir
 
 REPO = Path(__file__).resolve().parents[2]
 VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
@@ -27,15 +28,6 @@ DEMO_ARCHER = "示範射手 Demo"
 def _mb(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
-
-
-def media_dir(db: Path) -> Path:
-    """Where the annotated videos and uploads of the store `db` live: $COACH_MEDIA, else `<db name>-media/`."""
-    return Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
-
-
-def annotated_video(media: Path, sid: int) -> Path:
-    return media / f"session-{sid}.mp4"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ from collections.abc import Callable
 import streamlit as st
 
 from ..errors import CoachError
+from ..wording.machine import error_text
 from .i18n import LANG_NAMES, LANGS, t
 from .jobs import DONE, FAILED, JOBS, QUEUED, JobState
-from .machine_text import error_text
 from .settings import Settings
 
 PAGES = {

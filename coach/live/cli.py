@@ -96,7 +96,10 @@ def cmd_live(args) -> int:
         db_path, profile, recorder_factory = _recording(args, pack, spec)
     applied = profile.apply(pack)
     printer = ShotPrinter(applied, args.lang)
-    status = lambda msg: print(f"coach live: {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    from ..wording.machine import status_both
+
+    # the feeder's and this command's status lines, written in English: both languages, --lang's first
+    status = lambda msg: print(f"coach live: {status_both(msg, args.lang)}", file=sys.stderr, flush=True)  # noqa: E731
 
     from .feedback import Announcer
 

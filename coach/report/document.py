@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..dashboard.machine_text import note_text
+from ..wording.machine import note_text
 from .data import (
     VERDICT_LABEL,
     VERDICT_MARK,

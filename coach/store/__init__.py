@@ -9,7 +9,7 @@ per-frame metric series of each shot, key-frame thumbnails and the coach's annot
 - `reads.py`: every read of `Store`, each into its records; damaged data is one line naming the store.
 - `repository.py`: `Store`: opening, the one connection and its transactions, and the writes.
 - `corrections.py`: kept pose tracks and the corrections record; `tidy.py`: rename, merge, move.
-- `media.py`: key-frame grabbers and JPEG thumbnails.
+- `media.py`: key-frame grabbers and JPEG thumbnails; where the annotated videos live beside the store.
 
 Recording an analysis as it goes (the shot listener) is `coach/recording.py`.
 """

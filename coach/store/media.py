@@ -1,15 +1,26 @@
 """Key-frame images for the session store: grabbers that hand the recorder the frames a completed shot asks for
-(from the video file, or from a ring of recent live frames), and the JPEG thumbnails the store keeps."""
+(from the video file, or from a ring of recent live frames), and the JPEG thumbnails the store keeps; and where a
+store's annotated videos live beside it (the dashboard writes them, `coach delete` removes them)."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 
 KEY_FRAME_KINDS = ("full_draw", "release")
 JPEG_QUALITY = 85
 THUMB_MAX_SIDE = 720  # key frames are stored at most this wide/high
+
+
+def media_dir(db: Path) -> Path:
+    """Where the annotated videos and uploads of the store `db` live: $COACH_MEDIA, else `<db name>-media/`."""
+    return Path(os.environ.get("COACH_MEDIA") or db.parent / f"{db.stem}-media")
+
+
+def annotated_video(media: Path, sid: int) -> Path:
+    return media / f"session-{sid}.mp4"
 
 
 class VideoFrameGrabber:

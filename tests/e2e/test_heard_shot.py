@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from coach.audio import ENVELOPE_SCHEMA, AudioTrack, cues_from_envelope, envelope
-from coach.dashboard.machine_text import note_text
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
 from coach.results import FAULT, PASS
 from coach.synth.audio import RATE, synth_soundtrack
+from coach.wording.machine import note_text
 from tests.support.paths import GOLDEN, REALPOSE, ROOT
 
 HIDDEN = GOLDEN / "stance_high.pose.json.gz"  # shot 1's draw hand is misplaced for the whole hold (unseen draw)

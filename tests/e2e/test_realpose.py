@@ -100,8 +100,8 @@ def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
     face-on verdict (not judged from an oblique view), while the square views keep theirs."""
     if not REALPOSE.is_dir():
         pytest.skip(f"{REALPOSE} not found")
-    from coach.dashboard.machine_text import note_text
     from coach.evaluate import analyse_clip, labelled_clips
+    from coach.wording.machine import note_text
     from posture_rules.pack import load_pack
 
     face_on = {r.id for r in load_pack().rules if r.views == ("face-on",)}

@@ -120,3 +120,21 @@ def test_the_rule_pack_imports_nothing_from_coach():
     for path in sorted((ROOT / "posture_rules").rglob("*.py")):  # nor by a name in a string, imported at run time
         text = path.read_text(encoding="utf-8")
         assert "import_module" not in text and "__import__" not in text, path
+
+
+# The dashboard sits on top: the analysis, the store, the reports, live coaching and the CLI never import it. What
+# they share with it — the wording of machine-written English, a store's media paths — lives below it
+# (coach/wording, coach/store/media.py); the Live page that draws a live run is the dashboard's (live_page.py).
+def outside_the_dashboard_importing_it(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    inside = lambda m: m == "coach.dashboard" or m.startswith("coach.dashboard.")  # noqa: E731
+    return {m: sorted(d for d in deps if inside(d)) for m, deps in graph.items() if not inside(m)}
+
+
+def test_nothing_outside_the_dashboard_imports_it():
+    modules = _modules()
+    graph = {m: _imports(m, p, is_pkg, modules) for m, (p, is_pkg) in modules.items()}
+    assert "coach.dashboard.i18n" in graph["coach.dashboard.live_page"]  # the walk sees imports of the dashboard
+    assert outside_the_dashboard_importing_it({"coach.report.x": {"coach.dashboard.i18n"}}) == {
+        "coach.report.x": ["coach.dashboard.i18n"]
+    }
+    assert {m: d for m, d in outside_the_dashboard_importing_it(graph).items() if d} == {}

@@ -145,8 +145,8 @@ def test_memory_flat_on_a_30_minute_session() -> None:
 def test_the_sampling_note_is_worded_in_both_languages() -> None:
     """The report's note on what was sampled (SamplingLog.note) is recognised by the dashboard and shown in
     Chinese, with its numbers; an unrecognised form would be shown in English only."""
-    from coach.dashboard.machine_text import note_text
     from coach.sampling import SamplingLog
+    from coach.wording.machine import note_text
 
     log = SamplingLog(30.0, 10, frames=3600, model_runs=900, sparse_spans=[[0, 1199], [1500, 2999]])
     zh = note_text(log.note(), "zh")

@@ -5,9 +5,9 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names
 from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
-from coach.dashboard.machine_text import error_text
 from coach.errors import CoachError
 from coach.store import normalize_name
+from coach.wording.machine import error_text
 
 NEW = ui.NEW_ARCHER
 HANDS = (None, "right", "left")

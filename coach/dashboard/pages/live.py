@@ -1,10 +1,10 @@
-"""Live: the webcam view, drawn by the live module through its one hook, `coach/live/dashboard.py`'s
-`render(lang)` (the camera, the analysis threads and the board live there, beside the rest of live coaching)."""
+"""Live: the webcam view, drawn by `coach/dashboard/live_page.py`'s `render(lang)` from a live run's board (the
+camera, the analysis threads and the board are in `coach/live`, which imports nothing of the dashboard)."""
 
 import streamlit as st
 
 from coach.dashboard import ui
-from coach.live.dashboard import render as live_view
+from coach.dashboard.live_page import render as live_view
 
 
 def render() -> None:

@@ -18,13 +18,13 @@ from coach.dashboard.data import (
     verdict_rows,
 )
 from coach.dashboard.jobs import JOBS
-from coach.dashboard.machine_text import note_text
 from coach.dashboard.player import Clip, frame_player, media_url, request_seek, session_videos, video_frame_count
 from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
 from coach.dashboard.tidy_panel import session_tidy_panel, show_done
 from coach.report.data import gather, local_time
 from coach.store import SessionSummary, StoredSession
+from coach.wording.machine import note_text
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
 TIMELINE_COLOURS = {

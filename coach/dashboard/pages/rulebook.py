@@ -16,7 +16,7 @@ from coach.dashboard.data import (
     threshold_values,
     with_override,
 )
-from coach.dashboard.machine_text import view_name
+from coach.wording.machine import view_name
 from posture_rules.pack import THRESHOLD_KEYS, load_pack
 
 PACK_DEFAULT = load_pack

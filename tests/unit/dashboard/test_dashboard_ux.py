@@ -101,8 +101,8 @@ def test_no_archer_is_preselected_and_the_choice_is_remembered(env, page, start)
 def _check_page():
     import streamlit as st
 
+    from coach.dashboard.live_page import show_check
     from coach.live.check import CameraCheck, CheckItem
-    from coach.live.dashboard import show_check
 
     items = [CheckItem("framing", "ok", "m1"), CheckItem("light", "warn", "m2"), CheckItem("room", "fail", "m3")]
     show_check(CameraCheck(items, "face-on", 30, 30, ["cup_of_water"], {}), st.session_state.get("lang", "en"))
@@ -335,8 +335,8 @@ def test_radios_follow_the_language_and_keep_the_choice(env):
 def _check_page_real_messages():
     import streamlit as st
 
+    from coach.dashboard.live_page import show_check
     from coach.live.check import CameraCheck, CheckItem
-    from coach.live.dashboard import show_check
 
     items = [
         CheckItem("framing", "ok", "whole body in the picture"),

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from coach.errors import CoachError
 from coach.live import hub
 from coach.live.browser_run import BrowserRun
 from coach.live.hub import REGISTRY, Registry
@@ -65,14 +66,17 @@ def test_live_page_loads_in_both_languages(env, lang, title, machine, browser):
     assert "streamlit run app.py" in at.info[0].value
 
 
-def test_missing_camera_index_is_a_clear_message(env):
-    at = live()
+@pytest.mark.parametrize(
+    "lang, said", [("en", "camera 99 does not exist or cannot be opened"), ("zh", "攝影機 99 不存在或無法開啟")]
+)
+def test_missing_camera_index_is_a_clear_message(env, lang, said):
+    at = live(lang)
     at.text_input(key="live_new_archer").input("王小明")
     at.text_input(key="live_source").input("99")
     at.button(key="live_start").click().run()
     no_exception(at)
     (err,) = at.error
-    assert "camera 99 does not exist or cannot be opened" in err.value and "Traceback" not in err.value
+    assert said in err.value and "Traceback" not in err.value
     assert REGISTRY.get("camera") is None
 
 
@@ -109,7 +113,7 @@ def test_a_sample_file_as_the_camera_shows_frames_then_the_shot(env, monkeypatch
     from coach.live.session import LiveSession
 
     # Every frame analysed, at no more than the clip's rate (`coach live --no-drop`): fed like a camera, a loaded
-    # machine can drop most of the 233 frames (13-69 % analysed at loads of 8-12, coach/live/dashboard.py) and
+    # machine can drop most of the 233 frames (13-69 % analysed at loads of 8-12, coach/dashboard/live_page.py) and
     # then miss the one shot, the likely cause of this test's one failure under load. What this test is about is
     # the page (frames shown, then the shot, then where it was saved); what the analysis finds must not depend
     # on the machine's load.
@@ -181,8 +185,8 @@ def test_watchdog_stops_the_runs_nobody_watches(monkeypatch):
 
 # ---- #15 item 14: the dropped frames said on the page, and a light picture ------------------------------------
 def _tally_page(lang: str) -> None:
+    from coach.dashboard.live_page import _tally
     from coach.live.board import Figures, Snapshot
-    from coach.live.dashboard import _tally
     from coach.live.session import Tally
     from posture_rules.pack import load_pack
 
@@ -284,9 +288,74 @@ def test_a_camera_giving_no_picture_is_said_in_both_languages(env, monkeypatch, 
         camera.close()
 
 
+class LostCamera(StillCamera):
+    """Camera 0 that gives a few frames and is then gone: reopening it waits for `gone`, then fails."""
+
+    def __init__(self):
+        import threading
+
+        super().__init__(frames=True)
+        self.gone = threading.Event()
+
+    def __iter__(self):
+        for n, frame in enumerate(super().__iter__()):
+            if n == 5:
+                return
+            yield frame
+
+    def opener(self):
+        """The feeder's opener: this camera the first time, then (waiting for `gone`) no camera 0."""
+        calls = []
+
+        def open_camera():
+            calls.append(1)
+            if len(calls) > 1:
+                self.gone.wait(60)
+                raise CoachError("0", "camera 0 does not exist or cannot be opened")
+            return self
+
+        return open_camera
+
+
+def _shown_within(at: AppTest, kind: str, words: str, seconds: float = 60.0) -> str:
+    """The page's first `kind` message (warning, error) holding `words`, polled until it is shown."""
+    end = time.monotonic() + seconds
+    while True:
+        at.run()
+        no_exception(at)
+        shown = [e.value for e in getattr(at, kind) if words in e.value]
+        if shown or time.monotonic() > end:
+            assert shown, [e.value for e in getattr(at, kind)]
+            return shown[0]
+        time.sleep(0.5)
+
+
+def test_a_lost_camera_is_said_in_the_pages_language(env, monkeypatch):
+    """The capture thread posts its status and error in English; the Chinese page words them in Chinese."""
+    from coach.live import board, runs
+
+    camera = LostCamera()
+    monkeypatch.setattr(runs, "open_source", lambda spec: camera.opener())
+    monkeypatch.setattr(board, "NO_PICTURE_S", 600.0)  # the status line, not the no-picture one, while it retries
+    at = live("zh")
+    at.text_input(key="live_new_archer").input("王小明")
+    at.button(key="live_start").click().run()
+    try:
+        no_exception(at)
+        line = _shown_within(at, "warning", "攝影機中斷（讀不到畫面），重新連接中（第 1/3 次）")
+        assert line.startswith("攝影機 0") and "camera lost" not in line and "retrying" not in line
+        camera.gone.set()  # it stays away: after its retries the run stops with one line, in Chinese
+        line = _shown_within(at, "error", "攝影機中斷：重試 3 次仍沒有畫面")
+        assert line.startswith("即時分析中斷：") and "camera lost" not in line and "Traceback" not in line
+    finally:
+        camera.gone.set()
+        REGISTRY.pop("camera")
+        camera.close()
+
+
 def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatch):
+    from coach.dashboard.live_page import no_picture_line
     from coach.live.board import NO_PICTURE_S
-    from coach.live.dashboard import no_picture_line
 
     monkeypatch.setattr(BrowserRun, "_start_session", lambda self, src, name, n: None)
     run = BrowserRun(env / "coach.db", "王小明")
@@ -318,9 +387,9 @@ def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatc
     ],
 )
 def test_each_source_says_what_to_check_in_both_languages(spec, kind, check):
+    from coach.dashboard.live_page import no_picture_line
     from coach.dashboard.ui import esc
     from coach.live.board import PICTURE_FROM, Snapshot
-    from coach.live.dashboard import no_picture_line
     from coach.live.runs import kind_of_source
     from coach.live.session import Tally
 

@@ -1,14 +1,16 @@
-"""The engine's and analyser's own English (why a rule was not judged, session notes) in the reader's language.
+"""The engine's and analyser's own English (why a rule was not judged, session notes, errors, the camera check, a
+live run's status) in the reader's language.
 
-Those strings are written where the analysis happens (coach/engine.py, coach/analyzer.py, coach/pipeline.py)
-and stored as they are; the dashboard recognises each known form here and words it from the i18n table. A
-form it does not know is shown as stored rather than hidden."""
+Those strings are written where the analysis happens (coach/engine.py, coach/analyzer.py, coach/pipeline.py,
+coach/live/feeder.py) and stored or posted as they are; the dashboard, the reports and the terminal recognise each
+known form here and word it from `coach/wording/text.py`. A form it does not know is shown as written rather than
+hidden."""
 
 from __future__ import annotations
 
 import re
 
-from .i18n import t
+from .text import t
 
 _REASONS = {
     "phase not reached in this shot": "why_phase",
@@ -42,8 +44,25 @@ _ERRORS = {
     "cannot be opened as a video (not a video file, or a codec OpenCV lacks)": "err_not_video",
     "has no decodable video frames (corrupt or truncated)": "err_no_frames",
     "no frames could be decoded": "err_no_frames",
+    # coach/dashboard/access.py live_source
+    "a URL source is not allowed here (the operator can list it in COACH_LIVE_SOURCES)": "err_url_not_allowed",
+    "is not allowed here: only cameras, sample_videos/ and uploads (see COACH_LIVE_SOURCES)": "err_not_allowed",
 }
 _NO_PERSON = re.compile(r"^no person found in any of its (?P<n>\d+) frames$")
+_PROBLEMS = (
+    (_NO_PERSON, "err_no_person"),
+    (re.compile(r"^camera lost: no frames after (?P<n>\d+) retries$"), "err_camera_lost"),  # coach/live/feeder.py
+    (re.compile(r"^camera (?P<n>\d+) does not exist or cannot be opened$"), "err_no_camera"),  # coach/capture.py
+    (re.compile(r"^cannot be opened \((?P<why>.*)\)$"), "err_cannot_open"),  # coach/live/session.py open_source
+)
+_CAMERA = re.compile(r"^camera (?P<n>\d+)$")
+_STATUS = (
+    (  # coach/live/feeder.py Feeder.run
+        re.compile(r"^(?P<name>.+): camera lost \(read failed\); retrying \((?P<n>\d+)/(?P<of>\d+)\) …$"),
+        "status_retrying",
+    ),
+    (re.compile(r"^watching (?P<name>.+) \((?P<w>\d+)×(?P<h>\d+)\); q or Ctrl-C to stop$"), "status_watching"),
+)
 _NOTES = {"no person found in the video": "note_no_person", "no shots found": "note_no_shots"}
 
 
@@ -93,20 +112,54 @@ def note_text(note: str, lang: str) -> str:
 
 
 def error_text(error: str | None, lang: str) -> str:
-    """A `CoachError` line ("clip.mp4: no such file") with its problem in `lang`; the file name stays."""
+    """A `CoachError` line ("clip.mp4: no such file") with its problem in `lang`; the file name stays (a camera's
+    is worded too). A name may hold ": " and so may a problem ("camera lost: no frames …"): the first split whose
+    problem is known is taken; a line with none is shown as written."""
     if not error:
         return ""
-    name, sep, problem = error.rpartition(": ")
-    if not sep:
-        name, problem = "", error
+    at = 0
+    while at >= 0:
+        cut = error.find(": ", at)
+        name, problem = (error[:cut], error[cut + 2 :]) if cut >= 0 else ("", error)
+        worded = _problem_text(problem, lang)
+        if worded is not None:
+            return f"{source_name(name, lang)}: {worded}" if name else worded
+        at = cut + 1 if cut >= 0 else -1
+    return error
+
+
+def _problem_text(problem: str, lang: str) -> str | None:
     key = _ERRORS.get(problem)
     if key is not None:
-        problem = t(key, lang)
-    else:
-        m = _NO_PERSON.match(problem)
+        return t(key, lang)
+    for pattern, key in _PROBLEMS:
+        m = pattern.match(problem)
         if m:
-            problem = t("err_no_person", lang, n=m["n"])
-    return f"{name}: {problem}" if name else problem
+            return t(key, lang, **m.groupdict())
+    return None
+
+
+def source_name(name: str, lang: str) -> str:
+    """A live source's name as coach/live/feeder.py writes it: "camera 0" worded, a file or address as it is."""
+    m = _CAMERA.match(name)
+    return t("src_camera", lang, n=m["n"]) if m else name
+
+
+def status_text(status: str, lang: str) -> str:
+    """A live run's status line (coach/live/feeder.py's while a lost camera is reopened, coach/live/cli.py's when
+    watching starts) in `lang`; an unknown one as written."""
+    for pattern, key in _STATUS:
+        m = pattern.match(status)
+        if m:
+            fmt = m.groupdict()
+            return t(key, lang, **{**fmt, "name": source_name(fmt["name"], lang)})
+    return status
+
+
+def status_both(status: str, first: str = "zh") -> str:
+    """A status line in both languages, `first` first (the terminal, read by whoever runs it); once if unknown."""
+    one, other = status_text(status, first), status_text(status, "en" if first == "zh" else "zh")
+    return one if one == other else f"{one} · {other}"
 
 
 _CHECK = {

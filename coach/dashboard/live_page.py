@@ -1,4 +1,5 @@
-"""The dashboard's Live page (`coach/dashboard/pages/live.py` calls `render(lang)`).
+"""The dashboard's Live page (`coach/dashboard/pages/live.py` calls `render(lang)`); the runs it starts and the
+boards it reads are in `coach/live`, which does not import the dashboard.
 
 Two cameras:
 - **this computer's** (a laptop's webcam, a video file fed at its real rate like a camera, or a stream URL): a
@@ -20,19 +21,19 @@ import streamlit as st
 
 from posture_rules.pack import RulePack, load_pack
 
-from ..dashboard.access import live_source
-from ..dashboard.data import archer_names
-from ..dashboard.i18n import both, t
-from ..dashboard.machine_text import check_text, view_name
-from ..dashboard.settings import Settings
-from ..dashboard.ui import esc
 from ..errors import CoachError
+from ..live.board import FaultEvent, Snapshot
+from ..live.browser_run import BrowserRun
+from ..live.check import FAIL, OK, WARN, CameraCheck
+from ..live.hub import REGISTRY
+from ..live.runs import CameraRun
 from ..results import ShotResult
-from .board import FaultEvent, Snapshot
-from .browser_run import BrowserRun
-from .check import FAIL, OK, WARN, CameraCheck
-from .hub import REGISTRY
-from .runs import CameraRun
+from ..wording.machine import check_text, error_text, status_text, view_name
+from .access import live_source
+from .data import archer_names
+from .i18n import both, t
+from .settings import Settings
+from .ui import esc
 
 CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab started it
 # The page's poll. Every poll reruns the panel in the dashboard's process and the browser lays it out and paints
@@ -66,7 +67,7 @@ def render(lang: str = "zh") -> None:
     archer = _choose_archer(settings, lang)
     modes = ("machine", "browser")
     names = {m: tr(f"live_mode_{m}") for m in modes}
-    from ..dashboard import ui
+    from . import ui
 
     # a fresh widget per language, the choice kept (ui.choice): a radio's value is the label it showed
     mode = ui.choice(tr("live_mode"), modes, "live_mode", names.get, radio=True, horizontal=True)
@@ -79,7 +80,7 @@ def render(lang: str = "zh") -> None:
 # ---- who is shooting ----------------------------------------------------------------------------------------
 def _choose_archer(settings: Settings, lang: str) -> str | None:
     """Nobody is pre-selected ("choose or create"), and the last archer chosen on Analyze or here is kept."""
-    from ..dashboard import ui
+    from . import ui
 
     with settings.store() as store:
         names = archer_names(store)
@@ -101,7 +102,7 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
     with st.expander(tr("check_title"), expanded=not running):
         st.caption(tr("check_intro"))
         if st.button(tr("check_run"), key="live_check", disabled=running or not spec.strip()):
-            from .check import check_source
+            from ..live.check import check_source
 
             try:
                 with st.spinner(tr("check_run")):
@@ -109,7 +110,7 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
                     st.session_state["live_check_result"] = check_source(src, pack=_pack())
             except CoachError as e:
                 st.session_state.pop("live_check_result", None)
-                st.error(tr("live_cannot_open", error=esc(e)), icon=":material/error:")
+                st.error(tr("live_cannot_open", error=esc(error_text(str(e), lang))), icon=":material/error:")
         result = st.session_state.get("live_check_result")
         if isinstance(result, CameraCheck):
             show_check(result, lang)
@@ -126,7 +127,7 @@ def _machine(settings: Settings, archer: str | None, lang: str) -> None:
             try:
                 new = CameraRun(settings.db, archer, live_source(spec, settings), pack=_pack()).start()
             except CoachError as e:  # a missing camera or file, a bad URL, a store that is not ours: one line
-                st.error(tr("live_cannot_open", error=esc(e)), icon=":material/error:")
+                st.error(tr("live_cannot_open", error=esc(error_text(str(e), lang))), icon=":material/error:")
             else:
                 REGISTRY.put(CAMERA_KEY, new)
                 st.rerun()
@@ -156,12 +157,12 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         try:
             run = REGISTRY.put(key, BrowserRun(settings.db, archer, pack=_pack()))
         except CoachError as e:
-            st.error(esc(e), icon=":material/error:")
+            st.error(esc(error_text(str(e), lang)), icon=":material/error:")
             return
 
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
-    from .webrtc import RTC_CONFIGURATION, enable_loopback_candidates
+    from ..live.webrtc import RTC_CONFIGURATION, enable_loopback_candidates
 
     if not _has_server():  # e.g. under AppTest: streamlit-webrtc needs the dashboard's server
         st.info(tr("live_browser_no_server"), icon=":material/info:")
@@ -189,8 +190,8 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
             if not frames:
                 st.info(tr("check_need_frames"))
             else:
+                from ..live.check import check_frames
                 from ..pose import make_estimator
-                from .check import check_frames
 
                 est = make_estimator()
                 try:
@@ -234,7 +235,7 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     tr = lambda key, **kw: t(key, lang, **kw)  # noqa: E731
     pack = run.board.pack
     if snap.error:
-        st.error(tr("live_failed", error=esc(snap.error)), icon=":material/error:")
+        st.error(tr("live_failed", error=esc(error_text(snap.error, lang))), icon=":material/error:")
     elif snap.state == "starting":
         st.info(tr("live_starting"), icon=":material/hourglass_top:")
     elif snap.running:
@@ -245,8 +246,8 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
         st.caption(f"■ {tr('live_stopped', source=esc(snap.source))} · {esc(snap.archer)}")
     if snap.no_picture:  # a black view says nothing: say it, and what to check, in both languages
         st.warning(no_picture_line(snap, lang), icon=":material/videocam_off:")
-    elif snap.status and snap.running:
-        st.warning(snap.status, icon=":material/videocam_off:")
+    elif snap.status and snap.running:  # posted in English by the capture thread, worded here, at the page's poll
+        st.warning(esc(status_text(snap.status, lang)), icon=":material/videocam_off:")
     if show_image:
         left, right = st.columns([3, 2])
         with left:

@@ -1,0 +1,147 @@
+"""The wording, in Chinese and English, of what the machine writes in English: why a rule was not judged, session
+notes, a video's errors, the camera check's findings, a live run's status. `coach/wording/machine.py` recognises
+each stored English form and words it from here; the dashboard (`coach/dashboard/i18n.py` takes this table into
+its own), the reports and the terminal all read it, so this package imports nothing of theirs."""
+
+from __future__ import annotations
+
+# key -> (中文, English). Placeholders use str.format names.
+MACHINE_TEXT: dict[str, tuple[str, str]] = {
+    # why a rule could not be judged (the engine's reasons, coach/engine.py) and the views it names
+    "why_view": ("從{view}視角無法判斷", "not judged from a {view} view"),
+    "why_phase": ("這箭沒有到這個階段", "the shot did not reach this phase"),
+    "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
+    "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
+    "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),
+    "view_face-on": ("正面", "face-on"),
+    "view_down-line": ("沿箭道", "down-the-line"),
+    "view_other": ("斜側", "oblique"),
+    "view_high": ("高處", "high"),
+    "why_phase_uncertain": ("階段不確定（{marks}），這條規則不判斷", "phase uncertain ({marks}): not judged"),
+    "view_any": ("任何視角", "any view"),
+    # the phase marks an uncertain phase names (coach/results.py uncertain_marks; also the corrections panel)
+    "mark_raise_start": ("舉弓", "raise"),
+    "mark_draw_start": ("開弓起點", "draw start"),
+    "mark_anchor": ("靠位", "anchor"),
+    "mark_release": ("撒放", "release"),
+    # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
+    "err_no_file": ("找不到這個檔案", "no such file"),
+    "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),
+    "err_empty": ("檔案是空的（0 位元組）", "is empty (0 bytes)"),
+    "err_not_video": (
+        "無法當作影片開啟（不是影片檔，或 OpenCV 沒有它的編碼器）",
+        "cannot be opened as a video (not a video file, or a codec OpenCV lacks)",
+    ),
+    "err_no_frames": ("沒有可解碼的畫面（損壞或截斷）", "has no decodable video frames (corrupt or truncated)"),
+    "err_no_person": ("{n} 幀裡都找不到人", "no person found in any of its {n} frames"),
+    # session notes (coach/analyzer.py, coach/pipeline.py, coach/sampling.py)
+    "note_no_person": ("影片中找不到人。", "No person found in the video."),
+    "note_no_shots": ("沒有找到任何一箭。", "No shots found."),
+    "note_unseen_draw": (
+        "{t0}–{t1} 秒：弓臂舉起 {dur} 秒，卻沒看到滿弓（拉弦手被遮住或判錯），那裡的一箭沒有分析。",
+        "{t0}–{t1} s: the bow arm was up for {dur} s but no full draw was seen (the draw hand hidden or "
+        "misplaced by the pose model); a shot there was not analysed.",
+    ),
+    "note_heard_shot": (
+        "{t0}–{t1} 秒：沒看到拉弦手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻；其他階段不明，姿勢不判斷。",
+        "{t0}–{t1} s: the draw hand was not seen, but the string was heard at {t} s: counted as shot {n}, timed by "
+        "its sound; its other phases are unknown and its form was not judged.",
+    ),
+    "note_truncated": (
+        "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
+        "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",
+    ),
+    "note_sampled": (
+        "自適應分析：姿勢模型只看了 {frames} 幀中的 {runs} 幀；{n} 段沒有人開弓的時間（共 {sparse} 幀）每秒取樣 {fps} 幀，"
+        "每一箭前後都逐幀分析。要逐幀分析全部請用 --full-rate。",
+        "Adaptive analysis: the pose model looked at {runs} of {frames} frames; {n} stretches with nobody drawing "
+        "({sparse} frames) were sampled at {fps} fps, every frame around each shot was analysed. --full-rate "
+        "analyses every frame.",
+    ),
+    "note_let_down": (
+        "{t0}–{t1} 秒：滿弓後放下弓，沒有撒放（退弓），不當作一箭。",
+        "{t0}–{t1} s: a let-down — full draw, then the bow came down without a release; not judged as a shot.",
+    ),
+    "note_video_ended": (
+        "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到撒放，不當作一箭。",
+        "{t0}–{t1} s: full draw until the video ended (or cut away), no release seen; not judged as a shot.",
+    ),
+    "note_view_lost": (
+        "{t0}–{t1} 秒：滿弓後，手一動畫面就換了（剪接或鏡頭轉開），看不出箭是否射出，不當作一箭。",
+        "{t0}–{t1} s: full draw, then the picture changed as the hand moved (an edit's cut or the camera swung "
+        "away): whether an arrow left cannot be told; not judged as a shot.",
+    ),
+    "note_along_depth": (
+        "第 {n} 箭：箭指向鏡頭深處（滿弓時弓臂只見其長的 {pct}%）：畫面平面上量的規則不判斷，開弓起點與靠位不確定；"
+        "請與箭垂直拍攝。",
+        "Shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the "
+        "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
+        "square to the arrow to have them judged.",
+    ),
+    "note_incomplete": (
+        "分析未完成：停在第 {n} 箭之後。",
+        "Incomplete session: the analysis stopped after {n} completed shot(s).",
+    ),
+    # the camera check's findings (coach/live/check.py)
+    "chk_nobody": (
+        "畫面裡沒有人：站到攝影機看得到全身的地方",
+        "no one in the picture: stand where the camera sees all of you",
+    ),
+    "chk_whole_body": ("全身都在畫面內", "whole body in the picture"),
+    "chk_edge": (
+        "太靠近畫面{side}緣：滿弓時弓臂會出鏡；往中間移或退後",
+        "too near the {side} edge: the bow arm will leave the picture at full draw; move towards the middle or step back",
+    ),
+    "side_left": ("左", "left"),
+    "side_right": ("右", "right"),
+    "chk_room": ("滿弓時弓臂有足夠空間", "room for the bow arm at full draw"),
+    "chk_far": ("離攝影機太遠：靠近一點", "too far from the camera: come closer"),
+    "chk_close": ("離攝影機太近：退後一點", "too close to the camera: step back"),
+    "chk_distance": ("距離合適（肩寬佔畫面寬的 {pct}）", "good distance (shoulders {pct} of the width)"),
+    "chk_face_on": (
+        "正面對著攝影機：能判斷最多規則的視角",
+        "facing the camera (face-on): the view the most rules are judged from",
+    ),
+    "chk_down_line": (
+        "側面對著攝影機（沿箭道）：能判斷的規則較少；正對攝影機可判斷全部",
+        "side-on to the camera (down-line): fewer rules can be judged; face the camera for all",
+    ),
+    "chk_angle": (
+        "斜對攝影機：請正對攝影機，或完全側身",
+        "turned at an angle: face the camera square, or stand side-on",
+    ),
+    "chk_dark": ("太暗：請加光", "too dark: add light"),
+    "chk_bright": ("太亮或逆光：背對窗戶", "too bright or back-lit: turn away from windows"),
+    "chk_flat": ("畫面平淡、對比低：射手身上多些光", "flat, low-contrast picture: more light on the archer"),
+    "chk_light_ok": ("光線良好", "light is fine"),
+    "chk_needs_view": ("需要{views}視角（此攝影機：{view}）", "needs a {views} view (this camera: {view})"),
+    "chk_not_observable": ("身體關節點觀測不到", "not observable from body landmarks"),
+    # a live run's status, and what stops or refuses a live source (coach/live/feeder.py, coach/live/cli.py,
+    # coach/live/session.py open_source, coach/capture.py, coach/dashboard/access.py)
+    "src_camera": ("攝影機 {n}", "camera {n}"),
+    "status_retrying": (
+        "{name}：攝影機中斷（讀不到畫面），重新連接中（第 {n}/{of} 次）…",
+        "{name}: camera lost (read failed); retrying ({n}/{of}) …",
+    ),
+    "status_watching": (
+        "正在看 {name}（{w}×{h}）；按 q 或 Ctrl-C 停止",
+        "watching {name} ({w}×{h}); q or Ctrl-C to stop",
+    ),
+    "err_camera_lost": ("攝影機中斷：重試 {n} 次仍沒有畫面", "camera lost: no frames after {n} retries"),
+    "err_no_camera": ("攝影機 {n} 不存在或無法開啟", "camera {n} does not exist or cannot be opened"),
+    "err_cannot_open": ("無法開啟（{why}）", "cannot be opened ({why})"),
+    "err_url_not_allowed": (
+        "這裡不允許使用網址來源（管理者可把它列在 COACH_LIVE_SOURCES）",
+        "a URL source is not allowed here (the operator can list it in COACH_LIVE_SOURCES)",
+    ),
+    "err_not_allowed": (
+        "這裡不允許：只能用攝影機、sample_videos/ 與上傳的影片（見 COACH_LIVE_SOURCES）",
+        "is not allowed here: only cameras, sample_videos/ and uploads (see COACH_LIVE_SOURCES)",
+    ),
+}
+
+
+def t(key: str, lang: str = "zh", **fmt) -> str:
+    zh, en = MACHINE_TEXT[key]
+    s = en if lang == "en" else zh
+    return s.format(**fmt) if fmt else s

@@ -1,0 +1,88 @@
+"""Machine-written English in the reader's language (coach/wording): a real feeder's lines when a camera is lost,
+worded in Chinese and left as written in English, in both languages for the terminal; and the wording table is one
+table, part of the dashboard's, never written twice."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from coach.capture import Frame
+from coach.dashboard.i18n import TEXT
+from coach.errors import CoachError
+from coach.live.feeder import Feeder
+from coach.live.mailbox import Mailbox
+from coach.wording.machine import error_text, status_both, status_text
+from coach.wording.text import MACHINE_TEXT
+from tests.support.paths import ROOT
+
+
+class _LostCamera:
+    """Camera 0: two frames, then nothing; it cannot be opened again."""
+
+    is_camera, is_file, fps, width, height, source = True, False, 30.0, 8, 8, 0
+
+    def __iter__(self):
+        for i in range(2):
+            yield Frame(i, i * 33.3, np.zeros((8, 8, 3), np.uint8))
+
+    def close(self):
+        pass
+
+
+def _lost_camera_lines() -> tuple[list[str], str]:
+    """What a real Feeder posts while camera 0 is gone, and the error it ends with."""
+    camera, calls = _LostCamera(), []
+
+    def reopen():
+        calls.append(1)
+        if len(calls) == 1:
+            return camera
+        raise CoachError("0", "camera 0 does not exist or cannot be opened")
+
+    msgs: list[str] = []
+    feeder = Feeder(reopen, Mailbox(), retries=2, retry_wait_s=0.01, on_status=msgs.append)
+    feeder.run()  # in this thread
+    assert feeder.error is not None
+    return msgs, str(feeder.error)
+
+
+def test_a_lost_cameras_lines_are_worded_in_chinese_and_stay_in_english():
+    msgs, error = _lost_camera_lines()
+    assert msgs == [
+        "camera 0: camera lost (read failed); retrying (1/2) …",
+        "camera 0: camera lost (read failed); retrying (2/2) …",
+    ]
+    assert [status_text(m, "zh") for m in msgs] == [
+        "攝影機 0：攝影機中斷（讀不到畫面），重新連接中（第 1/2 次）…",
+        "攝影機 0：攝影機中斷（讀不到畫面），重新連接中（第 2/2 次）…",
+    ]
+    assert [status_text(m, "en") for m in msgs] == msgs
+    assert error_text(error, "zh") == "攝影機 0: 攝影機中斷：重試 2 次仍沒有畫面"
+    assert error_text(error, "en") == error == "camera 0: camera lost: no frames after 2 retries"
+    # the terminal: both languages, --lang's first; a line it does not know, once, as written
+    assert status_both(msgs[0], "en") == f"{msgs[0]} · {status_text(msgs[0], 'zh')}"
+    assert status_both("something new", "zh") == "something new"
+
+
+def test_a_live_sources_errors_are_worded_and_a_name_keeps_its_colons():
+    assert error_text("0: camera 0 does not exist or cannot be opened", "zh") == "0: 攝影機 0 不存在或無法開啟"
+    assert error_text("rtsp://cam/1: cannot be opened (bad: url)", "zh") == "rtsp://cam/1: 無法開啟（bad: url）"
+    assert error_text("a: b.mp4: no such file", "zh") == "a: b.mp4: 找不到這個檔案"
+    assert error_text("a: b.mp4: something else", "zh") == "a: b.mp4: something else"
+
+
+def _literal_keys(path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    table = next(n.value for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.value, ast.Dict))
+    return [k.value for k in table.keys if isinstance(k, ast.Constant)]
+
+
+def test_the_wording_table_is_one_table_in_both_languages():
+    own = _literal_keys(ROOT / "coach/dashboard/i18n.py")
+    assert own and not set(own) & set(MACHINE_TEXT)  # each key written once, here or there
+    assert len(own) == len(set(own))
+    assert all(TEXT[k] == v for k, v in MACHINE_TEXT.items())  # the dashboard's t() words machine text too
+    for key, (zh, en) in MACHINE_TEXT.items():
+        assert zh.strip() and en.strip(), key
