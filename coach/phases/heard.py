@@ -1,5 +1,7 @@
-"""A shot the pose did not see but the sound heard: the bow arm raised and held (`UnseenDraw`, the draw hand
-hidden for the whole hold, as from behind), and the string's crack heard as the hold ended.
+"""Shots the pose could not follow to a release but the sound heard: the bow arm raised and held (`UnseenDraw`,
+the draw hand hidden for the whole hold, as from behind) with the string's crack heard as the hold ended; and
+a full draw the picture lost (`LetDown` "view_lost": a phone swung away to follow the arrow, an edit cut away)
+with the crack heard then (`hear_lost`).
 
 The picture alone cannot tell such a hold from a let-down or a neighbour's shot, so the tracker leaves it
 out and the report owns up to it. The sound can: a string's crack heard in the last moments the bow arm was

@@ -26,6 +26,10 @@ _VIDEO_ENDED = re.compile(r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) 
 _UNSEEN = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the bow arm was up for (?P<dur>[\d.]+) s but no full draw"
 )
+_HEARD_LOST = re.compile(
+    r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): full draw, then the picture lost the archer, but the "
+    r"string was heard at (?P<t>[\d.]+) s: counted as shot (?P<n>\d+)"
+)  # coach/analyzer.py HEARD_LOST_NOTE
 _HEARD = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the draw hand was not seen, but the string was heard at "
     r"(?P<t>[\d.]+) s: counted as shot (?P<n>\d+)"
@@ -97,6 +101,7 @@ def note_text(note: str, lang: str) -> str:
     for pattern, key in (
         (_UNSEEN, "note_unseen_draw"),
         (_HEARD, "note_heard_shot"),
+        (_HEARD_LOST, "note_heard_lost"),
         (_TRUNCATED, "note_truncated"),
         (_SAMPLED, "note_sampled"),
         (_INCOMPLETE, "note_incomplete"),

@@ -47,6 +47,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "{t0}–{t1} s: the draw hand was not seen, but the string was heard at {t} s: counted as shot {n}, timed by "
         "its sound; its other phases are unknown and its form was not judged.",
     ),
+    "note_heard_lost": (
+        "{t0}–{t1} 秒：滿弓後畫面失去射手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻。",
+        "{t0}–{t1} s: full draw, then the picture lost the archer, but the string was heard at {t} s: counted as "
+        "shot {n}, its release timed by its sound.",
+    ),
     "note_truncated": (
         "影片在第 {n} / {total} 幀就結束了（截斷或損壞），只分析了能讀的部分。",
         "The video ended after {n} of {total} frames (truncated or corrupt); what was readable was analysed.",

@@ -155,3 +155,35 @@ def test_on_a_video_with_its_sound_the_hidden_shot_is_heard(tmp_path) -> None:
     assert [abs(s["release_frame"] - t["release_frame"]) <= 2 for s, t in zip(shots, truth["shots"])] == [True] * 3
     assert [s["release_source"] for s in shots][HIDDEN_SHOT] == "sound"
     assert "the string was heard" in res.stdout
+
+
+# ---- a full draw the picture lost -------------------------------------------------------------------------
+def _swung_away(name: str, after: int, frames: int = 30):
+    """The committed track of a sample clip with nobody in the picture from `after` frames after each true
+    release, for `frames` frames: the phone swung away to follow the arrow, then came back to the archer."""
+    track = load_posetrack(GOLDEN / f"{name}.pose.json.gz")
+    releases = [s["release_frame"] for s in track.meta["truth"]["shots"]]
+    for f in track.frames:
+        if any(r + after <= f.index < r + after + frames for r in releases):
+            f.landmarks, f.world = None, None
+    return track, releases
+
+
+@pytest.mark.parametrize("after", [1, 2, 3, 4])
+def test_a_camera_that_swings_away_at_the_release_keeps_the_shot_when_the_string_is_heard(after: int) -> None:
+    track, releases = _swung_away("clean_rh_3shots", after)
+    cues, _ = _sound(track, releases)
+    report = analyze_track(track, release_refiner=cues.refiner(track.fps))
+    assert [s.release_frame for s in report.shots] == releases, [s.release_frame for s in report.shots]
+    assert all("sound" in s.release_evidence for s in report.shots)
+    for note in [n for n in report.notes if "picture lost the archer" in n]:
+        assert "聽到弦聲" in note_text(note, "zh") and "string was heard" in note_text(note, "en")
+
+
+def test_without_its_sound_a_lost_full_draw_is_said_as_the_view_lost_not_as_a_let_down() -> None:
+    """Nobody saw the bow arm come down: the report must not say it did."""
+    track, releases = _swung_away("clean_rh_3shots", 1)
+    report = analyze_track(track)
+    assert report.shots == []
+    lost = [n for n in report.notes if "the picture changed" in n]
+    assert len(lost) == len(releases) and not any("let-down" in n for n in report.notes), report.notes
