@@ -1,7 +1,7 @@
 """Shots the pose could not follow to a release but the sound heard: the bow arm raised and held (`UnseenDraw`,
 the draw hand hidden for the whole hold, as from behind) with the string's crack heard as the hold ended; and
-a full draw the picture lost (`LetDown` "view_lost": a phone swung away to follow the arrow, an edit cut away)
-with the crack heard then (`hear_lost`).
+a full draw the picture lost (`LetDown` "view_lost": a phone swung away to follow the arrow, an edit cut away;
+"video_ended": the clip ends at the release) with the crack heard then (`hear_lost`).
 
 The picture alone cannot tell such a hold from a let-down or a neighbour's shot, so the tracker leaves it
 out and the report owns up to it. The sound can: a string's crack heard in the last moments the bow arm was
@@ -42,7 +42,7 @@ def lost_window(ld: LetDown) -> HeardWindow | None:
     """When a crack would be the release of a full draw the picture lost (`LetDown.shot`): around the release
     the pose saw before the picture changed (as far as sound may move a release), or, where it saw none, from
     a little before the last frame the archer was seen at full draw to a follow-through's length after it (and
-    no later than when they were seen again). None for a let-down the picture saw."""
+    hardly later than when they were seen again, or the video ended). None for a let-down the picture saw."""
     sp = ld.shot
     if sp is None:
         return None
@@ -50,7 +50,7 @@ def lost_window(ld: LetDown) -> HeardWindow | None:
         t = sp.release_ms / 1000.0
         return HeardWindow(t - P.heard_release_move_s, t + P.heard_release_move_s)
     t = sp.end_ms / 1000.0
-    return HeardWindow(t - P.heard_release_move_s, min(t + P.follow_max_s, ld.end_s))
+    return HeardWindow(t - P.heard_release_move_s, min(t + P.follow_max_s, ld.end_s + P.heard_after_last_s))
 
 
 def heard_after_lost(sp: ShotPhases, release_frame: int, t_of: Callable[[int], float | None]) -> ShotPhases:

@@ -95,7 +95,8 @@ class PhaseTracker:
         if self._state is TrackerState.CANDIDATE and self._release.accept_at_end(s):
             refine_anchor(self._buf, s, s.release_at.t)
         if s.release_at is None:
-            self._let_down(last, "video_ended")
+            # Unless the string's sound tells an arrow left as the video ended (heard.py).
+            self._let_down(last, "video_ended", self._phases_until(s.seen_at or Mark(last.index, last.t)))
             return []
         return self._close(last)
 
@@ -328,13 +329,16 @@ class PhaseTracker:
     def _lost(self, f: TrackFrame, seen: Mark) -> None:
         """A full draw the picture lost after `seen`: no shot, unless the string's sound tells that an arrow
         left; the shot's phases up to that last frame at full draw go with the let-down for that."""
+        self._let_down(f, "view_lost", self._phases_until(seen))
+
+    def _phases_until(self, seen: Mark) -> ShotPhases:
+        """The open shot's phases up to `seen`, the last frame it was seen at full draw; no release."""
         s = self._shot
         refine_anchor(self._buf, s, seen.t)
         times = {g.index: g.t for g in self._buf}
         marks = (s.raise_at.frame, s.draw_at.frame, s.anchor_at.frame, None, seen.frame)
         conf = {"draw_start": s.draw_conf, "anchor": s.anchor_conf}
-        sp = ShotPhases.on_marks(s.index, marks, times.get, s.handedness, marks_confidence=conf)
-        self._let_down(f, "view_lost", sp)
+        return ShotPhases.on_marks(s.index, marks, times.get, s.handedness, marks_confidence=conf)
 
     def _end_shot(self, end: TrackFrame) -> None:
         self._shot = None
