@@ -177,7 +177,8 @@ class Analyzer:
         vals, active = self.engine.push(body, upd.phase.value, self._view)
         for sp in upd.completed:
             self._complete(sp)
-        if (len(self.tracker.unseen_draws), len(self.tracker.let_downs)) != self._heard_upto:
+        heard_unseen, heard_lost = self._heard_upto
+        if len(self.tracker.unseen_draws) != heard_unseen or len(self.tracker.let_downs) != heard_lost:
             self._listen()
         result = FrameResult(body.index, body.t_ms, body.xy, body.vis, upd.phase.value, upd.shot, active, vals)
         for listener in self.frame_listeners:

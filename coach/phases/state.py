@@ -97,7 +97,10 @@ class OpenShot:
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
     growing_since: int | None = None
-    seen_at: Mark | None = None  # the newest frame of the hold with the archer in the picture
+    # The newest frame of the hold with the archer in the picture (index, s; -1 before any): two numbers, not a
+    # Mark, as they are set on every frame.
+    seen_frame: int = -1
+    seen_t: float = math.nan
 
 
 class TrackerState(str, Enum):

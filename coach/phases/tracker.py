@@ -96,7 +96,8 @@ class PhaseTracker:
             refine_anchor(self._buf, s, s.release_at.t)
         if s.release_at is None:
             # Unless the string's sound tells an arrow left as the video ended (heard.py).
-            self._let_down(last, "video_ended", self._phases_until(s.seen_at or Mark(last.index, last.t)))
+            seen = Mark(s.seen_frame, s.seen_t) if s.seen_frame >= 0 else Mark(last.index, last.t)
+            self._let_down(last, "video_ended", self._phases_until(seen))
             return []
         return self._close(last)
 
@@ -206,17 +207,17 @@ class PhaseTracker:
     def _hold(self) -> list[ShotPhases]:
         s = self._shot
         f = self._buf[-1]
-        seen_before = s.seen_at
+        seen_frame, seen_t = s.seen_frame, s.seen_t
         if self._seen(f):
-            s.seen_at = Mark(f.index, f.t)
+            s.seen_frame, s.seen_t = f.index, f.t
         if self._state is TrackerState.CANDIDATE:
             return self._candidate()
         if self._let_down_seen(f):
-            if seen_before is not None and f.t - seen_before.t > P.raised_gap_s:
+            if seen_frame >= 0 and f.t - seen_t > P.raised_gap_s:
                 # Back in the picture with the arms already down after a stretch with no one in it: the camera
                 # had swung away (to follow the arrow) or the archer left the frame; nobody saw the bow arm come
                 # down. (Wrists the pose lost while the archer stayed in view are a glitch, not this: real09.)
-                self._lost(f, seen_before)
+                self._lost(f, Mark(seen_frame, seen_t))
             else:
                 self._let_down(f, "let_down")
             return []
