@@ -3,6 +3,7 @@
     python benchmarks/long_session.py                 # 2 min, 3 shots, 720p (renders once, then reuses it)
     python benchmarks/long_session.py --ten           # the issue's 10 min, 12 shots, 720p (slow to render)
     python benchmarks/long_session.py --minutes 3 --shots 4 --no-replay
+    python benchmarks/long_session.py --other-plan sparse_fps=3,preroll_s=3,settle_s=1   # two plans, one run
 
 Renders (or reuses, from --out) a synthetic session with idle stretches (`coach.synth.scenarios.long_session`:
 standing, nocking, walking out of the picture and back between shots), then analyses it twice, each run in its
@@ -56,11 +57,25 @@ def render(minutes: float, shots: int, width: int, height: int, out: Path) -> Pa
     return mp4
 
 
+def parse_plan(text: str):
+    """A SamplingPlan from "sparse_fps=3,preroll_s=3,settle_s=1": those fields given, the others as they are."""
+    from coach.sampling import SamplingPlan
+
+    fields = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        fields[key.strip()] = float(value)
+    return SamplingPlan(**fields)
+
+
 def child(mode: str, video: str, result: str) -> None:
-    """One analysis in this process: the report, the wall time and the peak memory go to `result`."""
+    """One analysis in this process: the report, the wall time and the peak memory go to `result`. `mode`:
+    full, perturbed, adaptive, or adaptive:<plan> (see parse_plan)."""
     from coach.pipeline import analyze_video
 
-    kwargs = {"full_rate": mode != "adaptive"}
+    kwargs = {"full_rate": not mode.startswith("adaptive")}
+    if mode.startswith("adaptive:"):
+        kwargs["sampling"] = parse_plan(mode.removeprefix("adaptive:"))
     if mode == "perturbed":
         import coach.pipeline as pipeline
 
@@ -154,6 +169,21 @@ def replay_all() -> int:
     return total
 
 
+def print_adaptive(label: str, full: dict, adaptive: dict) -> None:
+    s = adaptive["report"].meta["sampling"]
+    print(
+        f"  {label}: {adaptive['seconds']:7.1f} s wall, {adaptive['cpu_s']:6.1f} s CPU; model on {s.get('model_runs')} "
+        f"frames ({s.get('frames_sparse')} frames in {len(s.get('sparse_spans', []))} sparse stretches at "
+        f"{s.get('sparse_fps')} fps, {s.get('dense_segments')} dense segments, ring peak "
+        f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB, {s.get('frames_redecoded')} frames decoded "
+        f"again for the look-back), peak {adaptive['peak_mb']:.0f} MB"
+    )
+    print(
+        f"    speed-up: {full['seconds'] / adaptive['seconds']:.2f}x wall, {full['cpu_s'] / adaptive['cpu_s']:.2f}x CPU "
+        "(CPU time is the steadier figure on a shared machine)"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=2.0)
@@ -165,6 +195,12 @@ def main() -> int:
     ap.add_argument("--video", type=Path, help="analyse this video instead of the synthetic session")
     ap.add_argument("--noise-floor", action="store_true", help="also a full-rate run with the model's history moved")
     ap.add_argument("--no-replay", action="store_true", help="skip the pose-track replays")
+    ap.add_argument(
+        "--other-plan",
+        metavar="FIELD=VALUE,...",
+        help="also an adaptive run with these SamplingPlan fields, e.g. sparse_fps=3,preroll_s=3,settle_s=1 "
+        "(compare two plans in one run: timings on a shared machine only compare within a run)",
+    )
     ap.add_argument("--child", nargs=3, metavar=("MODE", "VIDEO", "RESULT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -178,8 +214,8 @@ def main() -> int:
 
     full = run("full", video)
     adaptive = run("adaptive", video)
+    other = run(f"adaptive:{args.other_plan}", video) if args.other_plan else None
     fr, ad = full["report"], adaptive["report"]
-    s = ad.meta["sampling"]
     fps = fr.fps or 30.0
     print(
         f"\n{video.name}: {fr.frame_count} frames ({fr.frame_count / fps / 60:.1f} min at {fps:g} fps), "
@@ -188,17 +224,13 @@ def main() -> int:
     print(
         f"  full rate : {full['seconds']:7.1f} s wall, {full['cpu_s']:6.1f} s CPU; model on {fr.frame_count} frames, peak {full['peak_mb']:.0f} MB"
     )
-    print(
-        f"  adaptive  : {adaptive['seconds']:7.1f} s wall, {adaptive['cpu_s']:6.1f} s CPU; model on {s.get('model_runs')} frames "
-        f"({s.get('frames_sparse')} frames in {len(s.get('sparse_spans', []))} sparse stretches at "
-        f"{s.get('sparse_fps')} fps, {s.get('dense_segments')} dense segments, ring peak "
-        f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB, {s.get('frames_redecoded')} frames decoded "
-        f"again for the look-back), peak {adaptive['peak_mb']:.0f} MB"
-    )
-    print(
-        f"  speed-up  : {full['seconds'] / adaptive['seconds']:.2f}x wall, {full['cpu_s'] / adaptive['cpu_s']:.2f}x CPU "
-        "(CPU time is the steadier figure on a shared machine)"
-    )
+    print_adaptive("adaptive  ", full, adaptive)
+    if other is not None:
+        print_adaptive(f"plan {args.other_plan}", full, other)
+        do = differences(fr, other["report"])
+        print(f"    its differences from the full rate: {len(do)}")
+        for x in do:
+            print(f"      {x}")
     d = differences(fr, ad)
     print(
         f"  shots: full {len(fr.shots)}, adaptive {len(ad.shots)}" + (f", truth {len(truth['shots'])}" if truth else "")

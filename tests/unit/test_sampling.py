@@ -51,14 +51,20 @@ def _shot_marks(report) -> list[tuple]:
     return [(s.raise_start_frame, s.draw_start_frame, s.anchor_frame, s.release_frame) for s in report.shots]
 
 
-@pytest.mark.parametrize("name", ["clean_rh_3shots", "fault_tempo"])
-def test_shot_after_long_idle_keeps_raise_and_draw_start(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "shift"),
+    [("clean_rh_3shots", 0.0), ("clean_rh_3shots", 1 / 3), ("clean_rh_3shots", 2 / 3), ("fault_tempo", 0.0)],
+)
+def test_shot_after_long_idle_keeps_raise_and_draw_start(name: str, shift: float) -> None:
     """60 s of the archer standing at rest, sampled sparsely, then the clip's shots: the look-back brings the
-    frames before the trigger back, so the first shot's raise and draw start are those of the full rate."""
+    frames before the trigger back, so the first shot's raise and draw start are those of the full rate.
+    `shift` moves the shot by that share of the sparse step, so the trigger falls early and late in it (the
+    look-back must reach back over the step as well)."""
     track = load_posetrack(GOLDEN / f"{name}.pose.json.gz")
     rest = track.frames[0]
     assert not could_be_raising(rest, None, SamplingPlan(), track.height / track.width)  # a real rest pose
-    full, adaptive, log = replay(padded(track, 60.0, rest=rest), "right")
+    idle_s = 60.0 + round(shift * SamplingPlan().step(track.fps)) / track.fps
+    full, adaptive, log = replay(padded(track, idle_s, rest=rest), "right")
     assert full.shots, "the padded clip must still have shots at the full rate"
     assert _shot_marks(adaptive) == _shot_marks(full)
     assert differences(full, adaptive, tolerance=0) == []
@@ -102,7 +108,9 @@ class _Item:
 
 def test_memory_flat_on_a_30_minute_session() -> None:
     """30 minutes at 14 fps: one shot every 2 minutes, the archer at rest or out of the picture between them.
-    The sampler's ring stays within its bound and the Python heap does not grow with the video's length."""
+    The sampler's ring stays within its bound and the Python heap does not grow with the video's length: from
+    minute 5 to minute 30 (21 000 frames) it grows by less than 512 kB, so anything kept per frame (~25 bytes
+    and more: a dict entry, a sample's pose) shows (measured: ~15 kB)."""
     shot = load_posetrack(GOLDEN / "failure_modes" / "fm_14fps.pose.json.gz")
     fps = shot.fps
     rest = shot.frames[0].landmarks
@@ -115,7 +123,8 @@ def test_memory_flat_on_a_30_minute_session() -> None:
             lm = shot.frames[k].landmarks
         else:
             lm = None if (k // int(20 * fps)) % 2 else rest  # out of the picture every other 20 s
-        return PoseFrame(item.index, item.t_ms, lm)
+        # A new array per frame, as the model gives: a pose kept too long then costs what it would in a real run.
+        return PoseFrame(item.index, item.t_ms, None if lm is None else lm.copy())
 
     plan = SamplingPlan(max_ring_bytes=128 * 2**20)
     analyzer = Analyzer(fps, shot.width, shot.height, mode="recorded")
@@ -139,7 +148,7 @@ def test_memory_flat_on_a_30_minute_session() -> None:
     assert log.ring_peak_frames <= plan.preroll_frames(fps)
     assert log.model_runs < 0.5 * n
     five_min, thirty_min = at[n // 6], at[n - 1]
-    assert thirty_min - five_min < 2 * 2**20, (five_min, thirty_min)
+    assert thirty_min - five_min < 512 * 2**10, (five_min, thirty_min)
 
 
 def test_the_sampling_note_is_worded_in_both_languages() -> None:
