@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..phases import ShotPhases
+from ..phases.heard import ONSET_SLACK_S  # an onset this close before a frame's timestamp belongs to it
 from .decoding import AudioInfo, Envelope, decode_envelope
 from .onsets import BASE_S, Onset, detect_onsets
 
@@ -21,7 +22,6 @@ UNSEEN_AFTER_ANCHOR_S = 0.3  # a release the pose did not see is looked for from
 EARLIER_SHARE = 0.35  # an earlier onset at least this share of the best score wins (the later one: impact)
 IMPACT_MIN_S, IMPACT_MAX_S = 0.2, 2.0  # the arrow is heard hitting this long after the release
 IMPACT_RISE_MIN = 0.8  # ... as a sharp onset at least 8 dB above the level before it
-ONSET_SLACK_S = 0.002  # an onset this close before a frame's timestamp belongs to that frame
 # Phone video often carries its sound late or early against the picture (real06: 2.5 frames late). The offset is
 # learnt from the session's own shots whose release the pose saw clearly (the hand seen jumping, confidence at
 # least OFFSET_LEARN_CONF), once OFFSET_MIN_SHOTS of them agree within OFFSET_AGREE_S, and is taken off every

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .params import P
 from .shot import LetDown, ShotPhases, UnseenDraw
 
-# A crack heard this close before a frame's timestamp belongs to that frame (as coach/audio's ONSET_SLACK_S).
+# A crack heard this close before a frame's timestamp belongs to that frame (coach/audio times releases so too).
 ONSET_SLACK_S = 0.002
 
 
@@ -90,11 +90,10 @@ def heard_shot(
     *,
     index: int,
     handedness: str,
-    release_confidence: float,
 ) -> ShotPhases:
     """The shot whose release was heard at `release_frame` during `draw`: raise, draw start and anchor are
     unknown (placed at the first frame the bow arm was seen up, confidence 0), the release timed by the sound
-    (`release_confidence`, P.heard_conf: uncertain), the end where the bow arm was last seen up, or the release
+    (P.heard_conf: uncertain), the end where the bow arm was last seen up, or the release
     if later."""
     first, end = draw.first_frame, max(draw.last_frame, release_frame)
     return ShotPhases.on_marks(
@@ -103,7 +102,7 @@ def heard_shot(
         t_of,
         handedness,
         release_source="sound",
-        release_confidence=release_confidence,
+        release_confidence=P.heard_conf,
         release_evidence=("sound",),
         marks_confidence={"raise_start": 0.0, "draw_start": 0.0, "anchor": 0.0},
     )
@@ -128,7 +127,7 @@ def hear_unseen(draw: UnseenDraw, hear: Hear, times: Mapping[int, float], index:
     frame = None if t is None else frame_at(t, times.items())
     if frame is None or frame <= draw.first_frame:
         return None
-    sp = heard_shot(draw, frame, times.get, index=index, handedness=handedness, release_confidence=P.heard_conf)
+    sp = heard_shot(draw, frame, times.get, index=index, handedness=handedness)
     return Heard(sp, t)
 
 
