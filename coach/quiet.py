@@ -9,30 +9,58 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Iterator
+
+# File descriptor 2 is one per process, and the silencing runs on worker threads too (a live run loads and runs the
+# model on its own thread, beside the dashboard's and other runs'). Each thread saving and restoring it on its own
+# would restore another's /dev/null, or a descriptor already closed: the first thread in redirects, the last out
+# restores, under one lock.
+_STDERR_FD = 2
+_lock = threading.Lock()
+_depth = 0
+_saved: int | None = None
+
+
+def _silence() -> bool:
+    global _depth, _saved
+    with _lock:
+        if _depth == 0:
+            try:
+                sys.stderr.flush()
+            except (AttributeError, OSError, ValueError):  # a closed or replaced Python stderr: nothing to flush
+                pass
+            try:
+                saved = os.dup(_STDERR_FD)
+            except OSError:  # no stderr at all (a daemon): nothing to silence
+                return False
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, _STDERR_FD)
+            os.close(devnull)
+            _saved = saved
+        _depth += 1
+        return True
+
+
+def _restore() -> None:
+    global _depth, _saved
+    with _lock:
+        _depth -= 1
+        if _depth == 0 and _saved is not None:
+            os.dup2(_saved, _STDERR_FD)
+            os.close(_saved)
+            _saved = None
 
 
 @contextlib.contextmanager
 def native_stderr_silenced() -> Iterator[None]:
-    if os.environ.get("COACH_NATIVE_LOGS"):
+    if os.environ.get("COACH_NATIVE_LOGS") or not _silence():
         yield
         return
     try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # e.g. pytest capture or a notebook
-        yield
-        return
-    sys.stderr.flush()
-    saved = os.dup(fd)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
         yield
     finally:
-        sys.stderr.flush()
-        os.dup2(saved, fd)
-        os.close(saved)
-        os.close(devnull)
+        _restore()
 
 
 @contextlib.contextmanager

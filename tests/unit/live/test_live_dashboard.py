@@ -29,8 +29,11 @@ CLIP = SAMPLES / "short_1shot.mp4"
 def env(tmp_path, monkeypatch):
     point_dashboard_at(monkeypatch, tmp_path, samples=SAMPLES)
     yield tmp_path
-    REGISTRY.pop("camera")  # a camera run is shared by every tab: never leave one to the next test
-    for run in REGISTRY.runs():
+    # A camera run is shared by every tab: never leave one, or its thread, to the next test (its thread running on
+    # into pytest's teardown is what the output capture cannot survive).
+    left = [REGISTRY.pop("camera"), *REGISTRY.runs()]
+    for run in filter(None, left):
+        run.stop()
         run.join(10)
 
 
@@ -284,8 +287,7 @@ def test_a_camera_giving_no_picture_is_said_in_both_languages(env, monkeypatch, 
             assert line.index(NO_PICTURE[lang]) < line.index(NO_PICTURE[other]), line
             assert "no other app is using it" in line and "沒有其他程式正在使用它" in line and "Traceback" not in line
     finally:
-        REGISTRY.pop("camera")
-        camera.close()
+        camera.close()  # the env fixture stops the run and joins its threads
 
 
 class LostCamera(StillCamera):
@@ -349,8 +351,7 @@ def test_a_lost_camera_is_said_in_the_pages_language(env, monkeypatch):
         assert line.startswith("即時分析中斷：") and "camera lost" not in line and "Traceback" not in line
     finally:
         camera.gone.set()
-        REGISTRY.pop("camera")
-        camera.close()
+        camera.close()  # the env fixture stops the run and joins its threads
 
 
 def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatch):
