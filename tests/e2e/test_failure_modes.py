@@ -117,9 +117,6 @@ CHECKS: dict[str, Callable[[dict, SessionReport], None]] = {
 
 # What the current code finds instead (measured on the videos and on the committed tracks alike).
 MISSES = {
-    "fm_starts_at_full_draw": "MediaPipe reads the archer mirrored (sides swapped) for frames 0-60 and the "
-    "upper-body guard cannot tell at the very start (no earlier frames); when the labels come right at 61-65 the "
-    "wrists' swap looks like a 2.8 U draw: raise = draw start 56, anchor 67, release 77 for 76, hold 0.33 s",
     "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
     "(the bow wrist up to 1.5 SW off)",
 }
