@@ -131,9 +131,11 @@ class PhaseTracker:
             if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
                 if self._no_draw[side] == self._run[side]:
                     continue
-                if _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
+                came_in_drawn = buf[start].t - self._view_t <= P.came_into_view_s
+                if not came_in_drawn and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
                     # No draw led here: the hand is still at the face from the last shot's follow-through
-                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away.
+                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer
+                    # came into view at full draw: the draw was before the picture.
                     self._no_draw[side] = self._run[side]
                     continue
                 self._start_shot(start, side)
