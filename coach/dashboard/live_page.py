@@ -28,7 +28,7 @@ from ..live.check import FAIL, OK, WARN, CameraCheck
 from ..live.hub import REGISTRY
 from ..live.runs import CameraRun
 from ..results import ShotResult
-from ..wording.machine import check_text, error_text, status_text, view_name
+from ..wording.machine import check_text, error_text, status_kind, status_text, view_name
 from .access import live_source
 from .data import archer_names
 from .i18n import both, t
@@ -44,6 +44,16 @@ CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab 
 # a page twice as slow, so 1 s. (Under loads of 8-12 single runs vary widely: 13-69 % at 1 s.)
 REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
+# A source back after a loss is said for this long, then the page is as before the loss: long enough to be read at
+# the page's 1 s poll by a coach who looked away, short enough not to stand as if something were still wrong.
+RECONNECTED_SHOWN_S = 10.0
+# How the page shows the capture thread's status lines (coach/wording/machine.py status_kind): (st's message kind,
+# icon, seconds shown after it was posted; None: while it is the newest). The retrying warning stands until the
+# next line replaces it: the next attempt, the run's end, or "reconnected" once frames come again.
+STATUS_SHOWN: dict[str, tuple[str, str, float | None]] = {
+    "status_retrying": ("warning", ":material/videocam_off:", None),
+    "status_reconnected": ("success", ":material/videocam:", RECONNECTED_SHOWN_S),
+}
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
 # plus a word: pass, warn and fail read apart without colour and without emoji
 MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
@@ -247,7 +257,7 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if snap.no_picture:  # a black view says nothing: say it, and what to check, in both languages
         st.warning(no_picture_line(snap, lang), icon=":material/videocam_off:")
     elif snap.status and snap.running:  # posted in English by the capture thread, worded here, at the page's poll
-        st.warning(esc(status_text(snap.status, lang)), icon=":material/videocam_off:")
+        show_status(snap, lang)
     if show_image:
         left, right = st.columns([3, 2])
         with left:
@@ -267,6 +277,13 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if not snap.running and snap.sids:
         st.success(tr("live_saved", sids=", ".join(f"#{s}" for s in snap.sids)), icon=":material/check_circle:")
     return snap
+
+
+def show_status(snap: Snapshot, lang: str) -> None:
+    """The capture thread's newest status line as STATUS_SHOWN says (an unknown one as a warning, as written)."""
+    how, icon, for_s = STATUS_SHOWN.get(status_kind(snap.status) or "", STATUS_SHOWN["status_retrying"])
+    if for_s is None or snap.status_age_s < for_s:
+        getattr(st, how)(esc(status_text(snap.status, lang)), icon=icon)
 
 
 def no_picture_line(snap: Snapshot, lang: str) -> str:

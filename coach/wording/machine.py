@@ -65,6 +65,10 @@ _STATUS = (
         re.compile(r"^(?P<name>.+): camera lost \(read failed\); retrying \((?P<n>\d+)/(?P<of>\d+)\) …$"),
         "status_retrying",
     ),
+    (  # coach/live/feeder.py Feeder.run: the first frame after a reopen
+        re.compile(r"^(?P<name>.+): reconnected after (?P<s>[\d.]+) s$"),
+        "status_reconnected",
+    ),
     (re.compile(r"^watching (?P<name>.+) \((?P<w>\d+)×(?P<h>\d+)\); q or Ctrl-C to stop$"), "status_watching"),
 )
 _NOTES = {"no person found in the video": "note_no_person", "no shots found": "note_no_shots"}
@@ -150,9 +154,18 @@ def source_name(name: str, lang: str) -> str:
     return t("src_camera", lang, n=m["n"]) if m else name
 
 
+def status_kind(status: str) -> str | None:
+    """Which known status line this is ("status_retrying", "status_reconnected", …), None if unknown: what the
+    page shows it as (a warning while the source is away, a passing note once it is back)."""
+    for pattern, key in _STATUS:
+        if pattern.match(status):
+            return key
+    return None
+
+
 def status_text(status: str, lang: str) -> str:
-    """A live run's status line (coach/live/feeder.py's while a lost camera is reopened, coach/live/cli.py's when
-    watching starts) in `lang`; an unknown one as written."""
+    """A live run's status line (coach/live/feeder.py's while a lost camera is reopened and once it is back,
+    coach/live/cli.py's when watching starts) in `lang`; an unknown one as written."""
     for pattern, key in _STATUS:
         m = pattern.match(status)
         if m:

@@ -128,6 +128,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "{name}：攝影機中斷（讀不到畫面），重新連接中（第 {n}/{of} 次）…",
         "{name}: camera lost (read failed); retrying ({n}/{of}) …",
     ),
+    "status_reconnected": (
+        "{name}：已重新連接（中斷了 {s} 秒）",
+        "{name}: reconnected after {s} s",
+    ),
     "status_watching": (
         "正在看 {name}（{w}×{h}）；按 q 或 Ctrl-C 停止",
         "watching {name} ({w}×{h}); q or Ctrl-C to stop",
