@@ -48,6 +48,9 @@ _ERRORS = {
     "cannot be opened as a video (not a video file, or a codec OpenCV lacks)": "err_not_video",
     "has no decodable video frames (corrupt or truncated)": "err_no_frames",
     "no frames could be decoded": "err_no_frames",
+    # coach/live/cli.py and coach/live/feeder.py: --no-drop with a camera or stream
+    "--no-drop needs a video file: a camera or stream cannot wait for the analysis": "err_no_drop_camera",
+    "frames can be held back for the analysis only from a video file": "err_no_drop_camera",
     # coach/dashboard/access.py live_source
     "a URL source is not allowed here (the operator can list it in COACH_LIVE_SOURCES)": "err_url_not_allowed",
     "is not allowed here: only cameras, sample_videos/ and uploads (see COACH_LIVE_SOURCES)": "err_not_allowed",
@@ -135,6 +138,12 @@ def error_text(error: str | None, lang: str) -> str:
             return f"{source_name(name, lang)}: {worded}" if name else worded
         at = cut + 1 if cut >= 0 else -1
     return error
+
+
+def error_both(error: str, first: str = "zh") -> str:
+    """An error line in both languages, `first` first (the terminal); once if it is not known."""
+    one, other = error_text(error, first), error_text(error, "en" if first == "zh" else "zh")
+    return one if one == other else f"{one} · {other}"
 
 
 def _problem_text(problem: str, lang: str) -> str | None:
