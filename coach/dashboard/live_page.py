@@ -57,6 +57,22 @@ STATUS_SHOWN: dict[str, tuple[str, str, float | None]] = {
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
 # plus a word: pass, warn and fail read apart without colour and without emoji
 MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
+# streamlit-webrtc's Translations keys (streamlit_webrtc.config.Translations, 0.79), each worded as i18n "rtc_<key>"
+WEBRTC_WORDS = (
+    "start",
+    "stop",
+    "select_device",
+    "media_api_not_available",
+    "device_ask_permission",
+    "device_not_available",
+    "device_access_denied",
+    "turn_camera_on",
+    "turn_camera_off",
+    "mute_microphone",
+    "unmute_microphone",
+    "select_camera",
+    "select_microphone",
+)
 CHECK_ITEM_LABELS = {
     "framing": "check_framing",
     "room": "check_room",
@@ -186,7 +202,9 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         video_frame_callback=run.callback,
         on_video_ended=run.stop,
         async_processing=True,
+        translations=webrtc_translations(lang),
     )
+    st.caption(both("live_browser_component", first=lang))  # what the component cannot be told to say
     playing = bool(getattr(ctx.state, "playing", False))
     signalling = bool(getattr(ctx.state, "signalling", False))
     run.streaming(playing)  # while the stream plays, frames are expected: none for a few seconds is said
@@ -218,6 +236,13 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         panel(run.board.snapshot(), run, lang, show_image=False)
     else:
         st.info(tr("live_browser_idle"))
+
+
+def webrtc_translations(lang: str) -> dict[str, str]:
+    """streamlit-webrtc's `translations`: each of its buttons and device messages in both languages, the page's
+    first (its frontend falls back to English for a key left out; what it never lets us word is in
+    docs/webrtc-findings.md and said by the `live_browser_component` caption)."""
+    return {key: both(f"rtc_{key}", first=lang) for key in WEBRTC_WORDS}
 
 
 def _has_server() -> bool:

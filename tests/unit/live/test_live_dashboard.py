@@ -6,6 +6,7 @@ times, never blocking) and the watchdog that stops runs nobody watches, without 
 from __future__ import annotations
 
 import functools
+import re
 import time
 from types import SimpleNamespace
 
@@ -23,6 +24,7 @@ from tests.support.paths import SAMPLES
 
 LIVE = "coach/dashboard/pages/live.py"
 CLIP = SAMPLES / "short_1shot.mp4"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture()
@@ -486,3 +488,39 @@ def test_the_browser_cameras_frames_dropped_before_the_analysis_count_as_deliver
     session = SimpleNamespace(stats=stats, feeder=SimpleNamespace(released=1), frames=SimpleNamespace(dropped=0))
     f = figures_of(session, lambda: 6)
     assert (f.released, f.dropped, f.analysed) == (7, 6, 1) and f.analysed_share == pytest.approx(1 / 7)
+
+
+# ---- the browser camera's component: its own words in both languages ------------------------------------------
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_webrtc_components_words_are_given_in_both_languages(env, monkeypatch, lang):
+    """streamlit-webrtc's buttons and device messages were English only (its defaults): the page gives it every
+    key it can word, in both languages, the page's first, and says beside it what the component cannot be told."""
+    import streamlit_webrtc
+    from streamlit_webrtc.config import Translations
+
+    from coach.dashboard import live_page
+    from coach.live import webrtc
+
+    given = []
+
+    def component(**kw):  # the third-party component stands in here: it needs the dashboard's real server
+        given.append(kw)
+        return SimpleNamespace(state=SimpleNamespace(playing=False, signalling=False))
+
+    monkeypatch.setattr(streamlit_webrtc, "webrtc_streamer", component)
+    monkeypatch.setattr(live_page, "_has_server", lambda: True)
+    monkeypatch.setattr(webrtc, "enable_loopback_candidates", lambda only=None: None)
+    at = live(lang)
+    at.text_input(key="live_new_archer").input("王小明")
+    at.radio(key=f"live_mode.{lang}").set_value("browser").run()
+    no_exception(at)
+    words = given[-1]["translations"]
+    assert set(words) == set(Translations.__annotations__)  # every key streamlit-webrtc 0.79 lets us word
+    first, then = ("開始", "Start") if lang == "zh" else ("Start", "開始")
+    assert words["start"] == f"{first} · {then}"
+    for key, said in words.items():  # both languages in each, none left to the component's English default
+        zh, en = said.split(" · ") if lang == "zh" else said.split(" · ")[::-1]
+        assert CJK.search(zh) and not CJK.search(en), (key, said)
+    note = [c.value for c in at.caption if "streamlit-webrtc" in c.value]
+    assert len(note) == 1 and "Connection is taking longer than expected" in note[0]
+    assert "連不到本機" in note[0] and "cannot reach the dashboard's computer" in note[0]
