@@ -11,6 +11,9 @@ The page polls the run's board (`coach.live.board`) from an `st.fragment(run_eve
 faults as they are confirmed (rule, classical line, cue), a summary after each release, the tally and the
 dropped-frame count. Worker threads never touch `st.session_state`. Every shot is in the store the moment it
 completes, so stopping, or closing the tab, loses nothing already shot.
+
+A little over 400 lines: the two cameras share the panel, the status lines and the camera check's view below, and
+what the browser camera's component is told (its words in both languages) is kept beside the call that gives it.
 """
 
 from __future__ import annotations
@@ -59,20 +62,10 @@ STATUS_SHOWN: dict[str, tuple[str, str, float | None]] = {
 MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
 # streamlit-webrtc's Translations keys (streamlit_webrtc.config.Translations, 0.79), each worded as i18n "rtc_<key>"
 WEBRTC_WORDS = (
-    "start",
-    "stop",
-    "select_device",
-    "media_api_not_available",
-    "device_ask_permission",
-    "device_not_available",
-    "device_access_denied",
-    "turn_camera_on",
-    "turn_camera_off",
-    "mute_microphone",
-    "unmute_microphone",
-    "select_camera",
-    "select_microphone",
-)
+    "start stop select_device media_api_not_available device_ask_permission device_not_available "
+    "device_access_denied turn_camera_on turn_camera_off mute_microphone unmute_microphone select_camera "
+    "select_microphone"
+).split()
 CHECK_ITEM_LABELS = {
     "framing": "check_framing",
     "room": "check_room",
