@@ -40,6 +40,9 @@ _SAMPLED = re.compile(
     r"(?P<n>\d+) stretches with nobody drawing were sampled at (?P<fps>[\d.]+) fps"
 )  # coach/sampling.py SamplingLog.note
 _ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \(the bow arm seen at (?P<pct>\d+) %")
+_FIRST_SEEN = re.compile(
+    r"^shot (?P<n>\d+): the archer was already at full draw when first seen \(frame (?P<a>\d+)\)"
+)  # coach/analyzer.py FIRST_SEEN_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -116,6 +119,7 @@ def note_text(note: str, lang: str) -> str:
         (_VIDEO_ENDED, "note_video_ended"),
         (_VIEW_LOST, "note_view_lost"),
         (_ALONG_DEPTH, "note_along_depth"),
+        (_FIRST_SEEN, "note_first_seen_drawn"),
     ):
         m = pattern.match(note)
         if m:

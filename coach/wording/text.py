@@ -83,6 +83,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
         "square to the arrow to have them judged.",
     ),
+    "note_first_seen_drawn": (
+        "第 {n} 箭：第一次看到射手時已經滿弓（第 {a} 幀）：舉弓與開弓沒有拍到，開弓的規則不判斷。",
+        "Shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not "
+        "seen, and the rules of the draw were not judged.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

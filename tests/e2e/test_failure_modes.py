@@ -32,6 +32,7 @@ import pytest
 
 from coach.results import NOT_ASSESSABLE, SessionReport
 from coach.synth.scenarios import FAILURE_SCENARIOS
+from coach.wording.machine import note_text
 from posture_rules.pack import load_pack
 from tests.support import paths
 
@@ -79,6 +80,9 @@ def check_starts_at_full_draw(truth: dict, report: SessionReport) -> None:
     assert held >= hold_in_clip - 0.5, f"hold {held:.2f} s of the clip's {hold_in_clip:.2f} s ({shot.times_s})"
     got = _verdicts(shot, DRAW_RULES)
     assert got == dict.fromkeys(DRAW_RULES, NOT_ASSESSABLE), got
+    # said, in both languages
+    (said,) = [n for n in report.notes if "already at full draw when first seen" in n]
+    assert "第一次看到射手時已經滿弓" in note_text(said, "zh"), note_text(said, "zh")
 
 
 def check_long_hold(truth: dict, report: SessionReport) -> None:
