@@ -90,8 +90,8 @@ class UpperBodyGuard:
     - Mirror: the left/right order of the shoulders (or of the hips), seen wide, is against the order of
       the last `order_s` seconds. MediaPipe takes the archer for facing away, the arms swapping sides with
       the shoulders; the labels are swapped back. A real turn away lasts: after `mirror_max_s` of swapping
-      the new order is taken as the archer's. So is a swap against an order seen for less than `order_min_s`
-      (the start of a clip, where MediaPipe's first frames of a person may be the misread ones).
+      the new order is taken as the archer's. So is a swap within `order_min_s` of the first frame with a person
+      (MediaPipe's first frames of a person may be the misread ones: fm_starts_at_full_draw).
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
       `max_s` of rejection the new width is accepted (the archer did turn).
@@ -116,10 +116,10 @@ class UpperBodyGuard:
         self._ref: deque[float] = deque(maxlen=window)
         self._ok_t = -math.inf
         # per part: (t, sign of left-minus-right x) of recent unrepaired frames; (when swapping began, how long it
-        # may last); since when the order has been seen
+        # may last)
         self._signs: dict[str, deque[tuple[float, float]]] = {"shoulders": deque(), "hips": deque()}
         self._swap_since: dict[str, tuple[float, float] | None] = {"shoulders": None, "hips": None}
-        self._order_from: dict[str, float] = {"shoulders": 0.0, "hips": 0.0}
+        self._first_t = math.nan  # when a person was first seen
         self.scale: float = math.nan  # median body scale (px) of recent accepted frames, for the despiker
         self._scales: deque[float] = deque(maxlen=window)
 
@@ -131,12 +131,11 @@ class UpperBodyGuard:
             signs.popleft()
         sign = math.copysign(1.0, dx)
         order = sum(s for _, s in signs)
-        turned_at = None
         if order * sign < 0:
-            # An order seen for less than `order_min_s` is no order yet: at the very start of a clip (or when the
-            # archer comes back into view) MediaPipe's first reading of a person may be the mirrored one, and its
-            # few frames must not outvote the next two seconds.
-            if self._swap_since[part] is None and t_s - self._order_from[part] < self.order_min_s:
+            # MediaPipe's first reading of a person may be the mirrored one (it settles within a few frames): an
+            # order seen in the first `order_min_s` is no order yet, and its frames must not outvote the next two
+            # seconds.
+            if self._swap_since[part] is None and t_s - self._first_t < self.order_min_s:
                 since = (t_s, -1.0)  # the new order is taken at once
             else:
                 since = self._swap_since[part] or (t_s, self.mirror_max_s)
@@ -147,15 +146,14 @@ class UpperBodyGuard:
                 _mirror_pairs(vis, sl)
                 return True
             signs.clear()  # swapped for too long (the archer turned), or against no order yet: follow the new one
-            turned_at = since[0]
         self._swap_since[part] = None
-        if not signs:
-            self._order_from[part] = t_s if turned_at is None else turned_at
         signs.append((t_s, sign))
         return False
 
     def __call__(self, xy: np.ndarray, vis: np.ndarray, t_s: float) -> str | None:
         """Repair `xy` and `vis` in place; returns "mirrored", "collapsed" or None."""
+        if math.isnan(self._first_t):
+            self._first_t = t_s
         what = None
         torso = math.hypot(*((xy[L_SH] + xy[R_SH] - xy[L_HIP] - xy[R_HIP]) * 0.5))
         if not math.isnan(torso):
