@@ -35,9 +35,6 @@ KNOWN_MISSES = {
     "drop 0.95 of the agreeing share) is 4 frames, and the hand's swing forward after it is no release: let-down",
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
-    ("clean_rh_3shots", "half_rate"): "at 15 fps shot 2's release is found after MediaPipe's fold, so the "
-    "hand reads as staying: a false hou_shou_xiao",
-    ("fault_bow_arm", "half_rate"): "at 15 fps shot 2 reads as a dead release (hou_shou_xiao)",
     ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found",
     ("fault_release", "half_rate"): "at 15 fps shot 1's creep before the release (liang_zhai) is not measured",
 }

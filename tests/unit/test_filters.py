@@ -109,3 +109,24 @@ def test_despiker_keeps_a_move_at_the_end_of_the_video():
     """A release three frames before the clip ends cannot be seen to come back: it is not a spike."""
     out = _despike([0.0] * 10 + [1.0, 2.0, 3.0])
     assert out[-3:] == [1.0, 2.0, 3.0]
+
+
+def test_despiker_keeps_a_flight_with_a_glitch_beside_it():
+    """At 15 fps a frame of the release's flight may have a glitch for a neighbour (fault_hold at half rate): it is
+    not the window's median, but it lies on the window's line, so it stays; the glitch, off the line, goes."""
+    track = [0.0] * 10 + [0.04, 0.65, -0.2, 1.7, 2.0, 2.3, 2.6, 2.9]
+    out = _despike(track, k=2)
+    assert out[11] == 0.65
+    assert out[12] == 0.65  # the glitch, replaced by the median of its window
+    assert out[:10] == [0.0] * 10 and out[13:] == track[13:]
+
+
+def test_despiker_still_takes_out_a_three_frame_jump_at_the_edge_of_its_window():
+    out = _despike([0.0] * 10 + [0.8, 0.8, 0.8] + [0.0] * 10)
+    assert max(out) == 0.0
+
+
+def test_despiker_window_is_in_seconds():
+    from coach.filters import Despiker
+
+    assert [Despiker.for_fps(f).k for f in (60, 30, 25, 15, 12.5, 5)] == [6, 3, 3, 2, 2, 1]

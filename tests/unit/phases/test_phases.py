@@ -341,3 +341,18 @@ def test_a_cut_right_after_the_hand_moves_is_no_shot() -> None:
     assert [d.reason for d in tracker.let_downs] == ["view_lost"]
     (kept,) = run(make_track([plan], 260))  # the same shot, filmed through: found
     assert abs(kept.release_frame - plan.release) <= 1
+
+
+def test_archer_lost_after_the_release_is_still_the_same_shot() -> None:
+    """MediaPipe loses the archer for 0.6 s after a fast release (fm_14fps) and finds them again, the arms still
+    up: a frame with nobody in it does not show the bow arm down, so the follow-through waits for the archer, who
+    is then seen at the hold's size: a shot, not a view lost."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    track = make_track([plan], 260)
+    for f in track.frames[plan.release + 6 : plan.release + 21]:  # from 0.2 s after the release, once it is judged
+        f.landmarks = None
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(track) for s in tracker.push(b).completed] + tracker.finish()
+    assert tracker.let_downs == []
+    (shot,) = shots
+    assert abs(shot.release_frame - plan.release) <= 1
