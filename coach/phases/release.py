@@ -342,6 +342,13 @@ class ReleaseWatch:
         still leaving the anchor at the last frame."""
         cd = self._cand_dists(shot)
         ds = [d for _, d in cd]
+        at = find(self._buf, shot.cand.index)
+        if len(ds) == 1 and at is not None and at > 0:
+            # The candidate is the last frame (real02 at 15 fps: the video ends one frame after the release): the
+            # fast step into it, from the frame before, is the hand seen leaving, as the steps after it would be.
+            p = self._buf[at - 1].wrists(shot.handedness)[1]
+            if not np.isnan(p[0]):
+                ds.insert(0, _dist(p, shot.cand.ref))
         return (
             len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= P.release_end_min_sw and self._went_back(shot, [cd[-1][0]])
         )

@@ -29,8 +29,6 @@ TRANSFORMS = {
 }
 
 KNOWN_MISSES = {
-    ("real02_barebow_front", "half_rate"): "the release is 2 frames before the end at 15 fps: the hand has moved "
-    "0.1 U, under the 0.2 U a release cut off by the video's end must show",
     ("real07_recurve_faceon_close_longhold", "half_rate"): "at 12.5 fps the weak release (hand 0.2 U, bow arm "
     "drop 0.95 of the agreeing share) is 4 frames, and the hand's swing forward after it is no release: let-down",
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "

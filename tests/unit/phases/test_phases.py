@@ -356,3 +356,10 @@ def test_archer_lost_after_the_release_is_still_the_same_shot() -> None:
     assert tracker.let_downs == []
     (shot,) = shots
     assert abs(shot.release_frame - plan.release) <= 1
+
+
+def test_clip_ending_on_the_frame_the_hand_leaves() -> None:
+    """The video's last frame is the first of the release (real02 at 15 fps): the fast step into it, away from
+    the anchor and farther than a release cut off by the end must show, is the hand seen leaving: a likely shot."""
+    (shot,) = run(make_track([ONE], ONE.release + 1))
+    assert shot.release_frame == ONE.release and shot.release_confidence < 1.0
