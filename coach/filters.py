@@ -214,10 +214,11 @@ class Despiker:
         # beside it (at 15 fps the neighbour of a frame in the flight may be one) is not its own median, but it
         # lies on the line through the window (fault_hold at half rate: the hand 0.65 U out put back at the
         # anchor). The line is Theil-Sen's (median of the pairwise slopes), which a 3-frame jump in 7 does not
-        # tilt, so a glitch that comes back is still taken out.
+        # tilt, so a glitch that comes back is still taken out; and it must hold the window but for one point,
+        # or the window is garbage (the wrists thrown about as MediaPipe loses the arms, fault_bow_hand shot 3),
+        # not a move, and its median is the better guess.
         idx = np.flatnonzero(bad)
-        on_trend = self._trend_dev(stack[:, idx], x[idx]) <= self.spike * scale
-        bad[idx[on_trend]] = False
+        bad[idx[self._on_trend(stack[:, idx], x[idx], self.spike * scale)]] = False
         if not bad.any():
             return x
         out = x.copy()
@@ -225,16 +226,18 @@ class Despiker:
         return out
 
     @staticmethod
-    def _trend_dev(stack: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Distance of the centre point `x` (n, 2) from the Theil-Sen line through its window `stack` (w, n, 2)."""
+    def _on_trend(stack: np.ndarray, x: np.ndarray, tol: float) -> np.ndarray:
+        """Which centre points `x` (n, 2) lie within `tol` of the Theil-Sen line through their window `stack`
+        (w, n, 2), a line all the window's seen points but one lie within `tol` of."""
         w = len(stack)
         a, b = np.triu_indices(w, 1)
         slopes = (stack[b] - stack[a]) / (b - a)[:, None, None]
         slope, _ = _nan_median(slopes)
-        offs = np.arange(w, dtype=float) - (w - 1) / 2
-        fit, _ = _nan_median(stack - offs[:, None, None] * slope)
+        offs = (np.arange(w, dtype=float) - (w - 1) / 2)[:, None, None]
+        fit, _ = _nan_median(stack - offs * slope)
         with np.errstate(invalid="ignore"):
-            return np.hypot(*(x - fit).T)
+            off = np.hypot(*np.moveaxis(stack - (fit + offs * slope), -1, 0)) > tol  # (w, n); NaN: not off
+            return (np.hypot(*(x - fit).T) <= tol) & (off.sum(axis=0) <= 1)
 
 
 def _nan_median(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -34,7 +34,6 @@ KNOWN_MISSES = {
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
     ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found",
-    ("fault_release", "half_rate"): "at 15 fps shot 1's creep before the release (liang_zhai) is not measured",
 }
 
 

@@ -363,3 +363,17 @@ def test_clip_ending_on_the_frame_the_hand_leaves() -> None:
     the anchor and farther than a release cut off by the end must show, is the hand seen leaving: a likely shot."""
     (shot,) = run(make_track([ONE], ONE.release + 1))
     assert shot.release_frame == ONE.release and shot.release_confidence < 1.0
+
+
+def test_a_creep_forward_before_the_release_is_not_the_release_at_half_rate() -> None:
+    """The draw hand creeps 0.4 U towards the bow in the last 0.3 s, then the string leaves (fault_release): at
+    15 fps no frame shows the hand passing back through the anchor, so the frames away from it begin with the
+    creep; the release is where the hand first went back, not where it began to creep."""
+    from coach.track_transforms import half_rate
+
+    track = make_track([ONE], 260)
+    creep_px = {152: 5, 153: 10, 154: 15, 155: 20, 156: 25, 157: 30, 158: 35, 159: 40, 160: 45, 161: 30, 162: 15}
+    for f in track.frames:
+        f.landmarks[INDEX["right_wrist"], 0] += creep_px.get(f.index, 0.0) / W
+    (shot,) = run(half_rate(track))
+    assert abs(shot.release_frame - ONE.release / 2) <= 1, shot
