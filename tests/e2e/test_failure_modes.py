@@ -121,7 +121,9 @@ MISSES = {
     "upper-body guard cannot tell at the very start (no earlier frames); when the labels come right at 61-65 the "
     "wrists' swap looks like a 2.8 U draw: raise = draw start 56, anchor 67, release 77 for 76, hold 0.33 s",
     "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
-    "(the bow wrist up to 1.5 SW off)",
+    "(the bow wrist up to 1.5 SW off; the draw wrist swapped at 159-160 and 163): with three glitches in its "
+    "window the despiker puts the hand at 158 back at the anchor and 159-160 0.15 U from it, so the first fast "
+    "step away is at 160",
 }
 
 
