@@ -160,8 +160,9 @@ class UpperBodyGuard:
 
 class Despiker:
     """Centred Hampel-style despike for recorded video: a point farther than `spike` body units from the
-    median of its ±k-frame window is replaced by that median. A monotone move (a release) is its own
-    median and passes unchanged; a 1-3 frame jump or wrist swap does not. Delays its output by k frames.
+    median of its ±k-frame window (±SPIKE_MAX_S at the video's rate, `for_fps`), and from the window's line, is
+    replaced by that median. A monotone move (a release) is its own median, or on its line, and passes
+    unchanged; a 1-3 frame jump or wrist swap at 30 fps does not. Delays its output by k frames.
 
     The window is always centred on the frame judged: at the ends of the video it shrinks to the frames on
     both sides. A move in the last frames of a clip (a release 3 frames before the end) cannot be seen to come
