@@ -238,7 +238,8 @@ class Despiker:
         fit, _ = _nan_median(stack - offs * slope)
         with np.errstate(invalid="ignore"):
             off = np.hypot(*np.moveaxis(stack - (fit + offs * slope), -1, 0)) > tol  # (w, n); NaN: not off
-            return (np.hypot(*(x - fit).T) <= tol) & (off.sum(axis=0) <= 1)
+            seen = ~np.isnan(stack[..., 0]).any(axis=0)  # a window the model lost frames of (a fold) proves no line
+            return (np.hypot(*(x - fit).T) <= tol) & (off.sum(axis=0) <= 1) & seen
 
 
 def _nan_median(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
