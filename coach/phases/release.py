@@ -398,9 +398,11 @@ class ReleaseWatch:
         # The run may begin with the hand in front of the anchor: a creep forward just before the release
         # (fault_release at 15 fps, where no frame catches the hand passing back through the anchor). The
         # release begins where it first went back.
-        last = ds[-1][0]
-        while jump < last and self._in_front(shot, jump):
-            jump += 1
+        run = [i for i, _ in ds if i >= jump]
+        for i, nxt in zip(run, run[1:]):
+            if not self._in_front(shot, i):
+                break
+            jump = nxt
         buf = self._buf
         # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
         t_c = s.cand.t
