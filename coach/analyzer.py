@@ -69,6 +69,11 @@ UNSEEN_NOTE = (
     "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {dur:.1f} s but no full draw was seen (the draw "
     "hand hidden or misplaced by the pose model); a shot there was not analysed"
 )
+# A shot whose archer was already at full draw when first seen (coach/phases/tracker.py: the clip starts there).
+FIRST_SEEN_NOTE = (
+    "shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not seen, "
+    "and the rules of the draw were not judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/). The sound's
@@ -113,7 +118,7 @@ class Analyzer:
         self.frames_seen = 0
         self.frames_with_person = 0
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
-        self._depth_notes: list[str] = []  # ALONG_DEPTH_NOTE of each shot filmed along its arrow
+        self._shot_notes: list[str] = []  # ALONG_DEPTH_NOTE, FIRST_SEEN_NOTE of the shots they concern
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -243,8 +248,10 @@ class Analyzer:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
+        if sp.first_seen_drawn:
+            self._shot_notes.append(FIRST_SEEN_NOTE.format(n=len(self.shots) + 1, a=sp.anchor_frame))
         if view.along_depth:
-            self._depth_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
+            self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)
         shot = ShotResult.from_phases(
             sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
@@ -305,7 +312,7 @@ class Analyzer:
         for k, ld in enumerate(self.tracker.let_downs):
             let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             notes.append(self._heard.get(("lost", k)) or let_down)
-        notes += self._depth_notes
+        notes += self._shot_notes
         for k, u in enumerate(self.tracker.unseen_draws):
             unseen = dict(a=u.first_frame, b=u.last_frame, ta=u.first_s, tb=u.last_s, dur=u.duration_s)
             notes.append(self._heard.get(("unseen", k)) or UNSEEN_NOTE.format(**unseen))

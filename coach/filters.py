@@ -90,7 +90,8 @@ class UpperBodyGuard:
     - Mirror: the left/right order of the shoulders (or of the hips), seen wide, is against the order of
       the last `order_s` seconds. MediaPipe takes the archer for facing away, the arms swapping sides with
       the shoulders; the labels are swapped back. A real turn away lasts: after `mirror_max_s` of swapping
-      the new order is taken as the archer's.
+      the new order is taken as the archer's. So is a swap against an order seen for less than `order_min_s`
+      (the start of a clip, where MediaPipe's first frames of a person may be the misread ones).
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
       `max_s` of rejection the new width is accepted (the archer did turn).
@@ -99,17 +100,26 @@ class UpperBodyGuard:
     WIDE = 0.15  # shoulders or hips at least this share of the torso length apart: their order is clear
 
     def __init__(
-        self, ratio: float = 0.6, max_s: float = 1.0, window: int = 15, order_s: float = 3.0, mirror_max_s: float = 2.0
+        self,
+        ratio: float = 0.6,
+        max_s: float = 1.0,
+        window: int = 15,
+        order_s: float = 3.0,
+        mirror_max_s: float = 2.0,
+        order_min_s: float = 0.5,
     ):
         self.ratio = ratio
         self.max_s = max_s
         self.order_s = order_s
         self.mirror_max_s = mirror_max_s
+        self.order_min_s = order_min_s
         self._ref: deque[float] = deque(maxlen=window)
         self._ok_t = -math.inf
-        # per part: (t, sign of left-minus-right x) of recent unrepaired frames, and when swapping began
+        # per part: (t, sign of left-minus-right x) of recent unrepaired frames; (when swapping began, how long it
+        # may last); since when the order has been seen
         self._signs: dict[str, deque[tuple[float, float]]] = {"shoulders": deque(), "hips": deque()}
-        self._swap_since: dict[str, float | None] = {"shoulders": None, "hips": None}
+        self._swap_since: dict[str, tuple[float, float] | None] = {"shoulders": None, "hips": None}
+        self._order_from: dict[str, float] = {"shoulders": 0.0, "hips": 0.0}
         self.scale: float = math.nan  # median body scale (px) of recent accepted frames, for the despiker
         self._scales: deque[float] = deque(maxlen=window)
 
@@ -121,16 +131,26 @@ class UpperBodyGuard:
             signs.popleft()
         sign = math.copysign(1.0, dx)
         order = sum(s for _, s in signs)
-        since = self._swap_since[part]
-        if order * sign < 0 and (since is None or t_s - since <= self.mirror_max_s):
-            self._swap_since[part] = t_s if since is None else since
-            sl = UPPER_BODY if part == "shoulders" else LOWER_BODY
-            _mirror_pairs(xy, sl)
-            _mirror_pairs(vis, sl)
-            return True
-        if order * sign < 0:  # swapped for too long: the archer turned; follow the new order
-            signs.clear()
+        turned_at = None
+        if order * sign < 0:
+            # An order seen for less than `order_min_s` is no order yet: at the very start of a clip (or when the
+            # archer comes back into view) MediaPipe's first reading of a person may be the mirrored one, and its
+            # few frames must not outvote the next two seconds.
+            if self._swap_since[part] is None and t_s - self._order_from[part] < self.order_min_s:
+                since = (t_s, -1.0)  # the new order is taken at once
+            else:
+                since = self._swap_since[part] or (t_s, self.mirror_max_s)
+            if t_s - since[0] <= since[1] + 1e-6:
+                self._swap_since[part] = since
+                sl = UPPER_BODY if part == "shoulders" else LOWER_BODY
+                _mirror_pairs(xy, sl)
+                _mirror_pairs(vis, sl)
+                return True
+            signs.clear()  # swapped for too long (the archer turned), or against no order yet: follow the new one
+            turned_at = since[0]
         self._swap_since[part] = None
+        if not signs:
+            self._order_from[part] = t_s if turned_at is None else turned_at
         signs.append((t_s, sign))
         return False
 

@@ -364,15 +364,42 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "live_top_faults": ("最常見的病", "Most frequent faults"),
     "live_browser_intro": (
-        "按 START 打開這台裝置的攝影機（手機或平板須與本機在同一網路）；影像送到本機分析，標註後傳回。",
-        "Press START to open this device's camera (a phone or tablet on the same network); the video is "
+        "按「開始」打開這台裝置的攝影機（手機或平板須與本機在同一網路）；影像送到本機分析，標註後傳回。",
+        "Press Start to open this device's camera (a phone or tablet on the same network); the video is "
         "analysed here and comes back annotated.",
     ),
     "live_browser_no_server": (
         "瀏覽器攝影機需要以 `streamlit run app.py` 啟動的儀表板。",
         "The browser camera needs the dashboard running under `streamlit run app.py`.",
     ),
-    "live_browser_idle": ("按 START 開始。", "Press START to begin."),
+    "live_browser_idle": ("按「開始」開始。", "Press Start to begin."),
+    # streamlit-webrtc's own words (its `translations`; coach/dashboard/live_page.py webrtc_translations), each
+    # shown in both languages, the page's first; what it cannot word is said beside it (live_browser_component)
+    "rtc_start": ("開始", "Start"),
+    "rtc_stop": ("停止", "Stop"),
+    "rtc_select_device": ("選擇裝置", "Select device"),
+    "rtc_media_api_not_available": (
+        "這個瀏覽器在這裡不能用攝影機（網頁須以 https 或在本機 localhost 開啟）",
+        "The browser offers no camera here (the page must be opened over https, or on localhost)",
+    ),
+    "rtc_device_ask_permission": ("請允許這個網頁使用攝影機", "Please allow this page to use the camera"),
+    "rtc_device_not_available": ("攝影機無法使用", "Camera not available"),
+    "rtc_device_access_denied": ("攝影機被拒絕使用", "Camera access denied"),
+    "rtc_turn_camera_on": ("打開攝影機", "Turn the camera on"),
+    "rtc_turn_camera_off": ("關閉攝影機", "Turn the camera off"),
+    "rtc_mute_microphone": ("麥克風靜音", "Mute the microphone"),
+    "rtc_unmute_microphone": ("取消麥克風靜音", "Unmute the microphone"),
+    "rtc_select_camera": ("選擇攝影機", "Select the camera"),
+    "rtc_select_microphone": ("選擇麥克風", "Select the microphone"),
+    "live_browser_component": (
+        "攝影機框是 streamlit-webrtc 元件，有幾句只有英文：「Connection is taking longer than expected」是這台裝置連不到"
+        "本機（手機須與本機在同一網路）；錯誤名稱（如 NotAllowedError）和括號裡的說明來自瀏覽器：請在網址列允許使用"
+        "攝影機，再按「開始」。",
+        "The camera box is the streamlit-webrtc component, and a few of its lines are English only: 'Connection is "
+        "taking longer than expected' means this device cannot reach the dashboard's computer (a phone must be on "
+        "the same network); an error's name (such as NotAllowedError) and the words in brackets come from the "
+        "browser: allow the camera in the address bar, then press Start again.",
+    ),
     # no picture arriving from a started source (coach/live/board.py NO_PICTURE_S): what to check, by source
     "live_no_picture_camera": (
         "攝影機 {source} 沒有傳來畫面：請確認已允許使用攝影機、攝影機已接上，且沒有其他程式正在使用它。",
@@ -401,8 +428,8 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "check_run": ("檢查攝影機", "Check the camera"),
     "check_need_frames": (
-        "還沒有瀏覽器的畫面：先按 START，站好幾秒再檢查。",
-        "No frames from the browser yet: press START, stand still a few seconds, then check.",
+        "還沒有瀏覽器的畫面：先按「開始」，站好幾秒再檢查。",
+        "No frames from the browser yet: press Start, stand still a few seconds, then check.",
     ),
     "mark_ok": ("通過", "OK"),
     "mark_warn": ("注意", "Check"),

@@ -11,6 +11,9 @@ The page polls the run's board (`coach.live.board`) from an `st.fragment(run_eve
 faults as they are confirmed (rule, classical line, cue), a summary after each release, the tally and the
 dropped-frame count. Worker threads never touch `st.session_state`. Every shot is in the store the moment it
 completes, so stopping, or closing the tab, loses nothing already shot.
+
+A little over 400 lines: the two cameras share the panel, the status lines and the camera check's view below, and
+what the browser camera's component is told (its words in both languages) is kept beside the call that gives it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ..live.check import FAIL, OK, WARN, CameraCheck
 from ..live.hub import REGISTRY
 from ..live.runs import CameraRun
 from ..results import ShotResult
-from ..wording.machine import check_text, error_text, status_text, view_name
+from ..wording.machine import check_text, error_text, status_kind, status_text, view_name
 from .access import live_source
 from .data import archer_names
 from .i18n import both, t
@@ -44,9 +47,25 @@ CAMERA_KEY = "camera"  # the dashboard machine's camera: one run, whichever tab 
 # a page twice as slow, so 1 s. (Under loads of 8-12 single runs vary widely: 13-69 % at 1 s.)
 REFRESH_S = 1.0
 MAX_FAULTS_SHOWN = 12
+# A source back after a loss is said for this long, then the page is as before the loss: long enough to be read at
+# the page's 1 s poll by a coach who looked away, short enough not to stand as if something were still wrong.
+RECONNECTED_SHOWN_S = 10.0
+# How the page shows the capture thread's status lines (coach/wording/machine.py status_kind): (st's message kind,
+# icon, seconds shown after it was posted; None: while it is the newest). The retrying warning stands until the
+# next line replaces it: the next attempt, the run's end, or "reconnected" once frames come again.
+STATUS_SHOWN: dict[str, tuple[str, str, float | None]] = {
+    "status_retrying": ("warning", ":material/videocam_off:", None),
+    "status_reconnected": ("success", ":material/videocam:", RECONNECTED_SHOWN_S),
+}
 # Streamlit's bundled Material Symbols (a font shipped with the app, not an emoji font the machine may lack)
 # plus a word: pass, warn and fail read apart without colour and without emoji
 MARK_ICON = {OK: ":material/check_circle:", WARN: ":material/warning:", FAIL: ":material/cancel:"}
+# streamlit-webrtc's Translations keys (streamlit_webrtc.config.Translations, 0.79), each worded as i18n "rtc_<key>"
+WEBRTC_WORDS = (
+    "start stop select_device media_api_not_available device_ask_permission device_not_available "
+    "device_access_denied turn_camera_on turn_camera_off mute_microphone unmute_microphone select_camera "
+    "select_microphone"
+).split()
 CHECK_ITEM_LABELS = {
     "framing": "check_framing",
     "room": "check_room",
@@ -176,7 +195,9 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         video_frame_callback=run.callback,
         on_video_ended=run.stop,
         async_processing=True,
+        translations=webrtc_translations(lang),
     )
+    st.caption(both("live_browser_component", first=lang))  # what the component cannot be told to say
     playing = bool(getattr(ctx.state, "playing", False))
     signalling = bool(getattr(ctx.state, "signalling", False))
     run.streaming(playing)  # while the stream plays, frames are expected: none for a few seconds is said
@@ -208,6 +229,13 @@ def _browser(settings: Settings, archer: str | None, lang: str) -> None:
         panel(run.board.snapshot(), run, lang, show_image=False)
     else:
         st.info(tr("live_browser_idle"))
+
+
+def webrtc_translations(lang: str) -> dict[str, str]:
+    """streamlit-webrtc's `translations`: each of its buttons and device messages in both languages, the page's
+    first (its frontend falls back to English for a key left out; what it never lets us word is in
+    docs/webrtc-findings.md and said by the `live_browser_component` caption)."""
+    return {key: both(f"rtc_{key}", first=lang) for key in WEBRTC_WORDS}
 
 
 def _has_server() -> bool:
@@ -247,7 +275,7 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if snap.no_picture:  # a black view says nothing: say it, and what to check, in both languages
         st.warning(no_picture_line(snap, lang), icon=":material/videocam_off:")
     elif snap.status and snap.running:  # posted in English by the capture thread, worded here, at the page's poll
-        st.warning(esc(status_text(snap.status, lang)), icon=":material/videocam_off:")
+        show_status(snap, lang)
     if show_image:
         left, right = st.columns([3, 2])
         with left:
@@ -267,6 +295,13 @@ def panel(snap: Snapshot, run, lang: str, show_image: bool) -> Snapshot:
     if not snap.running and snap.sids:
         st.success(tr("live_saved", sids=", ".join(f"#{s}" for s in snap.sids)), icon=":material/check_circle:")
     return snap
+
+
+def show_status(snap: Snapshot, lang: str) -> None:
+    """The capture thread's newest status line as STATUS_SHOWN says (an unknown one as a warning, as written)."""
+    how, icon, for_s = STATUS_SHOWN.get(status_kind(snap.status) or "", STATUS_SHOWN["status_retrying"])
+    if for_s is None or snap.status_age_s < for_s:
+        getattr(st, how)(esc(status_text(snap.status, lang)), icon=icon)
 
 
 def no_picture_line(snap: Snapshot, lang: str) -> str:

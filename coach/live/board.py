@@ -78,6 +78,7 @@ class Snapshot:
     no_picture: bool = False  # expected to deliver, and no frame came for NO_PICTURE_S
     picture_from: str = "camera"  # one of PICTURE_FROM
     expecting: bool = False  # frames are expected (started, or the browser's stream plays)
+    status_age_s: float = 0.0  # how long ago `status` was posted (a "reconnected" note is shown for a while only)
 
     @property
     def running(self) -> bool:
@@ -99,6 +100,7 @@ class Board:
         self.shots: list[ShotResult] = []
         self.tally = Tally()
         self.status = ""
+        self._status_at = 0.0  # when `status` was posted
         self.error = ""
         self.sids: list[int] = []
         self.latest: LiveFrame | None = None
@@ -145,8 +147,10 @@ class Board:
                 self.handedness = done.handedness
 
     def on_status(self, msg: str) -> None:
+        """The capture thread's status line (retrying, reconnected): the newest stands for the one before."""
+        now = time.monotonic()
         with self._lock:
-            self.status = msg
+            self.status, self._status_at = msg, now
 
     def add_sid(self, sid: int) -> None:
         with self._lock:
@@ -202,6 +206,7 @@ class Board:
                 no_picture=self._no_picture(now),
                 picture_from=self.picture_from,
                 expecting=self._expect_since is not None,
+                status_age_s=now - self._status_at,
             )
 
     def jpeg(self, lang: str = "zh") -> bytes | None:

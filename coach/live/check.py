@@ -290,15 +290,37 @@ def check_source(
 
 
 def format_check(c: CameraCheck, lang: str = "zh") -> str:
+    """The check for the terminal: every line in Chinese and English, `lang`'s first (coach/live/words.py; the
+    findings worded by coach/wording/machine.py)."""
+    from ..wording.machine import check_text, view_name
+    from .words import other, say
+
     mark = {OK: "✓", WARN: "!", FAIL: "✗"}
-    lines = [f"Camera check: {c.status.upper()} — view {c.view}; person in {c.frames_with_person} of {c.frames} frames"]
+
+    def two(line) -> str:  # line(lang) in both languages, once where they read the same
+        a, b = line(lang), line(other(lang))
+        return a if a == b else f"{a} · {b}"
+
+    lines = [
+        two(
+            lambda lg: say(
+                "check_head",
+                lg,
+                status=say(f"check_{c.status}", lg),
+                view=view_name(c.view, lg),
+                person=c.frames_with_person,
+                frames=c.frames,
+            )
+        )
+    ]
     for i in c.items:
-        lines.append(f"  {mark[i.status]} {i.name:9} {i.message}")
-    lines.append(f"  rules judged from this view: {len(c.judgeable)} — {', '.join(c.judgeable) or 'none'}")
+        lines.append(f"  {mark[i.status]} {i.name:9} {two(lambda lg, m=i.message: check_text(m, lg))}")
+    judged = two(lambda lg: say("check_judgeable", lg, n=len(c.judgeable)))  # the heading in both, the ids once
+    lines.append(f"  {judged} — {', '.join(c.judgeable) or two(lambda lg: say('check_none', lg))}")
     view_limited = {k: v for k, v in c.not_judgeable.items() if v.startswith("needs a")}
     for rid, why in view_limited.items():
-        lines.append(f"  – {rid}: {why}")
+        lines.append(f"  – {rid}: {two(lambda lg, m=why: check_text(m, lg))}")
     n_unobs = len(c.not_judgeable) - len(view_limited)
     if n_unobs:
-        lines.append(f"  ({n_unobs} rules need more than body landmarks and are never judged: see `coach rules`)")
+        lines.append("  " + two(lambda lg: say("check_unobservable", lg, n=n_unobs)))
     return "\n".join(lines)

@@ -55,12 +55,25 @@ def _has_display() -> bool:
 
 
 def cmd_live(args) -> int:
+    """Every line in Chinese and English, --lang's first (coach/live/words.py, and the feeder's status lines and
+    a source's errors worded by coach/wording): an error that ends the run too, raised again in both."""
+    from ..errors import CoachError
+    from ..wording.machine import error_both
+
+    try:
+        return _live(args)
+    except CoachError as e:  # printed by coach/cli as one line: "coach: error: …"
+        raise CoachError(None, error_both(str(e), args.lang)) from None
+
+
+def _live(args) -> int:
     from posture_rules.pack import load_pack
 
     from ..capture import parse_source
     from ..cli.common import profile_from_args
     from .printer import ShotPrinter
     from .session import LiveSession, open_source
+    from .words import both
 
     pack = load_pack(args.rules)
     profile = profile_from_args(args)
@@ -85,7 +98,7 @@ def cmd_live(args) -> int:
         raise CoachError(str(spec), "--no-drop needs a video file: a camera or stream cannot wait for the analysis")
     window = not args.no_window and _has_display()
     if not args.no_window and not window:
-        print("coach live: no display; running headless (--no-window)", file=sys.stderr)
+        print(f"coach live: {both('no_display', args.lang)}", file=sys.stderr)
     # Sound is on by default only where someone is watching a window; tests and scripts stay silent.
     sound = window if args.sound is None else args.sound
     speech = sound if args.speech is None else (args.speech and sound is not False)
@@ -120,8 +133,7 @@ def cmd_live(args) -> int:
     )
     try:
         session.start()
-        if live_source:
-            status(f"watching {session.source_name} ({session.width}×{session.height}); q or Ctrl-C to stop")
+        status(f"watching {session.source_name} ({session.width}×{session.height}); q or Ctrl-C to stop")
         if window:
             from .view import run_window
 
@@ -130,6 +142,7 @@ def cmd_live(args) -> int:
             _wait_headless(session, args.max_seconds)
         reports = session.wait()
     except KeyboardInterrupt:
+        print(f"coach live: {both('stopping', args.lang)}", file=sys.stderr, flush=True)
         session.stop()
         reports = session.wait()
     finally:
@@ -141,13 +154,11 @@ def cmd_live(args) -> int:
         text = json.dumps(doc[0] if len(doc) == 1 else doc, ensure_ascii=False, indent=1)
         write_output(args.json, text, args.force, _protected(args))
     if db_path is not None:
-        print(f"recorded {sum(len(r.shots) for r in reports)} shot(s) for {args.archer} in {db_path}")
+        n = sum(len(r.shots) for r in reports)
+        print(both("recorded", args.lang, n=n, archer=args.archer, db=db_path))
     else:
-        print(NOT_SAVED)
+        print(both("not_saved", args.lang))
     return 0
-
-
-NOT_SAVED = "not saved: no --archer given, so these shots were not recorded (coach live --archer NAME keeps them)"
 
 
 def _wait_headless(session, max_seconds: float | None) -> None:

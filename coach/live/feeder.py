@@ -8,7 +8,8 @@ and the analysis has taken the one before, the clock stopping while the analysis
 analysed at no more than the real rate however busy the machine (a coach replaying a recording wants every
 frame; a test of what the analysis finds must not depend on the machine's load).
 A camera or URL is released as fast as it delivers. When a live source stops delivering (camera unplugged,
-stream down) the source is reopened a few times before giving up with a one-line error.
+stream down) the source is reopened a few times before giving up with a one-line error; each attempt is posted as a
+status line, and so is the first frame after a reopen ("reconnected"), which ends the retrying one.
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ class Feeder:
                     fails = 0
                     frame = f
                     if gap_ms is not None:  # first frame after a reopen: continue from where the old source was
+                        # and say it is back: the retrying line posted while it was away must not stand
+                        self.on_status(f"{_name(src)}: reconnected after {gap_ms / 1000.0:.1f} s")
                         index_base, t_base, gap_ms = last_index + 1 - f.index, last_t + gap_ms - f.t_ms, None
                     if index_base or t_base:  # a reopened source counts from 0 again: keep index and time going
                         frame = Frame(f.index + index_base, f.t_ms + t_base, f.image)

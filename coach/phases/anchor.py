@@ -22,6 +22,11 @@ def refine_anchor(buf: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> 
     if s.refined:
         return
     s.refined = True
+    if not s.draw_seen:
+        # Already at full draw when first seen: the anchor is the first frame the pose showed it, not a settling
+        # of a draw that was never seen (which would only take MediaPipe's first frames settling for a draw).
+        s.anchor_conf, s.draw_conf = P.anchor_span_conf, 0.0
+        return
     s.anchor_conf = _settle_anchor(buf, shot, until_t)
     s.draw_conf = _draw_start_conf(buf, shot)
 

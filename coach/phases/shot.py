@@ -152,6 +152,13 @@ class ShotPhases:
         return sp
 
     @property
+    def first_seen_drawn(self) -> bool:
+        """The archer was already at full draw when first seen (the tracker's `draw_seen`): its raise and draw
+        are unknown (confidence 0) while its anchor, the first frame at full draw, is not."""
+        conf = self.marks_confidence
+        return conf.get("raise_start", 1.0) == 0.0 and conf.get("anchor", 1.0) > 0.0
+
+    @property
     def hold_ms(self) -> float | None:
         return None if self.release_ms is None else self.release_ms - self.anchor_ms
 

@@ -101,6 +101,16 @@ class OpenShot:
     # Mark, as they are set on every frame.
     seen_frame: int = -1
     seen_t: float = math.nan
+    # False when the archer came into view already drawing (a clip that starts at full draw, a camera that
+    # finds the archer mid-draw): the raise and the draw were not seen, so nothing is told of them.
+    draw_seen: bool = True
+
+    def marks_confidence(self) -> dict[str, float]:
+        """ShotPhases.marks_confidence: how sure each mark the pose placed is."""
+        conf = {"draw_start": self.draw_conf, "anchor": self.anchor_conf}
+        if not self.draw_seen:
+            conf["raise_start"] = 0.0
+        return conf
 
 
 class TrackerState(str, Enum):

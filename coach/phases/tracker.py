@@ -54,6 +54,10 @@ class PhaseTracker:
         self._last: TrackFrame | None = None
         self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
         self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
+        # When the archer came into view (the first frame with them in the picture after nobody was for longer
+        # than P.raised_gap_s, or since the start), and when last seen: a draw begun then was not seen begin.
+        self._view_t = math.nan
+        self._seen_t = math.nan
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
         self.let_downs: list[LetDown] = []  # full draws that were not shot
 
@@ -72,6 +76,10 @@ class PhaseTracker:
             # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
             f = TrackFrame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN_FACE, _NAN2, _NAN2)
         self._buf.append(f)
+        if self._seen(f):
+            if not f.t - self._seen_t <= P.raised_gap_s:  # the first frame (NaN), or back after a gap
+                self._view_t = f.t
+            self._seen_t = f.t
         while self._buf and f.t - self._buf[0].t > P.buffer_s:
             self._buf.popleft()
         self._last = f
@@ -123,9 +131,11 @@ class PhaseTracker:
             if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
                 if self._no_draw[side] == self._run[side]:
                     continue
-                if _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
+                came_in_drawn = buf[start].t - self._view_t <= P.came_into_view_s
+                if not came_in_drawn and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
                     # No draw led here: the hand is still at the face from the last shot's follow-through
-                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away.
+                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer
+                    # came into view at full draw: the draw was before the picture.
                     self._no_draw[side] = self._run[side]
                     continue
                 self._start_shot(start, side)
@@ -182,6 +192,7 @@ class PhaseTracker:
             mid_at=Mark(buf[mid_i].index, buf[mid_i].t),
             set_span=_span(buf[draw_i]),
             set_motion=set_motion,
+            draw_seen=buf[raise_i].t - self._view_t > P.came_into_view_s,
         )
         self._shots += 1
         self._raised = None
@@ -301,7 +312,7 @@ class PhaseTracker:
             hand_stayed=s.hand_stayed,
             release_confidence=s.release_conf,
             release_evidence=() if s.evidence is None else s.evidence.agreed,
-            marks_confidence={"draw_start": s.draw_conf, "anchor": s.anchor_conf},
+            marks_confidence=s.marks_confidence(),
         )
         times = {g.index: g.t for g in self._buf}
         w = out.windows(times.get)
@@ -343,8 +354,7 @@ class PhaseTracker:
         refine_anchor(self._buf, s, seen.t)
         times = {g.index: g.t for g in self._buf}
         marks = (s.raise_at.frame, s.draw_at.frame, s.anchor_at.frame, None, seen.frame)
-        conf = {"draw_start": s.draw_conf, "anchor": s.anchor_conf}
-        return ShotPhases.on_marks(s.index, marks, times.get, s.handedness, marks_confidence=conf)
+        return ShotPhases.on_marks(s.index, marks, times.get, s.handedness, marks_confidence=s.marks_confidence())
 
     def _end_shot(self, end: TrackFrame) -> None:
         self._shot = None

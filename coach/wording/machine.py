@@ -40,6 +40,9 @@ _SAMPLED = re.compile(
     r"(?P<n>\d+) stretches with nobody drawing were sampled at (?P<fps>[\d.]+) fps"
 )  # coach/sampling.py SamplingLog.note
 _ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \(the bow arm seen at (?P<pct>\d+) %")
+_FIRST_SEEN = re.compile(
+    r"^shot (?P<n>\d+): the archer was already at full draw when first seen \(frame (?P<a>\d+)\)"
+)  # coach/analyzer.py FIRST_SEEN_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -48,6 +51,9 @@ _ERRORS = {
     "cannot be opened as a video (not a video file, or a codec OpenCV lacks)": "err_not_video",
     "has no decodable video frames (corrupt or truncated)": "err_no_frames",
     "no frames could be decoded": "err_no_frames",
+    # coach/live/cli.py and coach/live/feeder.py: --no-drop with a camera or stream
+    "--no-drop needs a video file: a camera or stream cannot wait for the analysis": "err_no_drop_camera",
+    "frames can be held back for the analysis only from a video file": "err_no_drop_camera",
     # coach/dashboard/access.py live_source
     "a URL source is not allowed here (the operator can list it in COACH_LIVE_SOURCES)": "err_url_not_allowed",
     "is not allowed here: only cameras, sample_videos/ and uploads (see COACH_LIVE_SOURCES)": "err_not_allowed",
@@ -64,6 +70,10 @@ _STATUS = (
     (  # coach/live/feeder.py Feeder.run
         re.compile(r"^(?P<name>.+): camera lost \(read failed\); retrying \((?P<n>\d+)/(?P<of>\d+)\) …$"),
         "status_retrying",
+    ),
+    (  # coach/live/feeder.py Feeder.run: the first frame after a reopen
+        re.compile(r"^(?P<name>.+): reconnected after (?P<s>[\d.]+) s$"),
+        "status_reconnected",
     ),
     (re.compile(r"^watching (?P<name>.+) \((?P<w>\d+)×(?P<h>\d+)\); q or Ctrl-C to stop$"), "status_watching"),
 )
@@ -109,6 +119,7 @@ def note_text(note: str, lang: str) -> str:
         (_VIDEO_ENDED, "note_video_ended"),
         (_VIEW_LOST, "note_view_lost"),
         (_ALONG_DEPTH, "note_along_depth"),
+        (_FIRST_SEEN, "note_first_seen_drawn"),
     ):
         m = pattern.match(note)
         if m:
@@ -133,6 +144,12 @@ def error_text(error: str | None, lang: str) -> str:
     return error
 
 
+def error_both(error: str, first: str = "zh") -> str:
+    """An error line in both languages, `first` first (the terminal); once if it is not known."""
+    one, other = error_text(error, first), error_text(error, "en" if first == "zh" else "zh")
+    return one if one == other else f"{one} · {other}"
+
+
 def _problem_text(problem: str, lang: str) -> str | None:
     key = _ERRORS.get(problem)
     if key is not None:
@@ -150,9 +167,18 @@ def source_name(name: str, lang: str) -> str:
     return t("src_camera", lang, n=m["n"]) if m else name
 
 
+def status_kind(status: str) -> str | None:
+    """Which known status line this is ("status_retrying", "status_reconnected", …), None if unknown: what the
+    page shows it as (a warning while the source is away, a passing note once it is back)."""
+    for pattern, key in _STATUS:
+        if pattern.match(status):
+            return key
+    return None
+
+
 def status_text(status: str, lang: str) -> str:
-    """A live run's status line (coach/live/feeder.py's while a lost camera is reopened, coach/live/cli.py's when
-    watching starts) in `lang`; an unknown one as written."""
+    """A live run's status line (coach/live/feeder.py's while a lost camera is reopened and once it is back,
+    coach/live/cli.py's when watching starts) in `lang`; an unknown one as written."""
     for pattern, key in _STATUS:
         m = pattern.match(status)
         if m:

@@ -83,6 +83,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
         "square to the arrow to have them judged.",
     ),
+    "note_first_seen_drawn": (
+        "第 {n} 箭：第一次看到射手時已經滿弓（第 {a} 幀）：舉弓與開弓沒有拍到，開弓的規則不判斷。",
+        "Shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not "
+        "seen, and the rules of the draw were not judged.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",
@@ -128,6 +133,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "{name}：攝影機中斷（讀不到畫面），重新連接中（第 {n}/{of} 次）…",
         "{name}: camera lost (read failed); retrying ({n}/{of}) …",
     ),
+    "status_reconnected": (
+        "{name}：已重新連接（中斷了 {s} 秒）",
+        "{name}: reconnected after {s} s",
+    ),
     "status_watching": (
         "正在看 {name}（{w}×{h}）；按 q 或 Ctrl-C 停止",
         "watching {name} ({w}×{h}); q or Ctrl-C to stop",
@@ -135,6 +144,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "err_camera_lost": ("攝影機中斷：重試 {n} 次仍沒有畫面", "camera lost: no frames after {n} retries"),
     "err_no_camera": ("攝影機 {n} 不存在或無法開啟", "camera {n} does not exist or cannot be opened"),
     "err_cannot_open": ("無法開啟（{why}）", "cannot be opened ({why})"),
+    "err_no_drop_camera": (
+        "--no-drop 只能用於影片檔：攝影機或串流不能等分析",
+        "--no-drop needs a video file: a camera or stream cannot wait for the analysis",
+    ),
     "err_url_not_allowed": (
         "這裡不允許使用網址來源（管理者可把它列在 COACH_LIVE_SOURCES）",
         "a URL source is not allowed here (the operator can list it in COACH_LIVE_SOURCES)",

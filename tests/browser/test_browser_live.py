@@ -178,7 +178,9 @@ def test_browser_camera_that_stops_giving_pictures_is_said_on_the_page(live_serv
             _new_archer(page, "斷線射手")
             page.keyboard.press("Tab")
             page.get_by_text("瀏覽器攝影機（手機、平板）").first.click()
-            _start_button(page, time.monotonic() + 60).click()
+            start = _start_button(page, time.monotonic() + 60)
+            assert "開始" in start.inner_text(), start.inner_text()  # the component's words, the page's language first
+            start.click()
             body = _wait_for_text(page, "進行中：browser camera", WAIT_S)  # frames are flowing and analysed
             assert "進行中：browser camera" in body, body[-1500:]
             stopped = sum(f.evaluate(STOP_CAMERA) for f in page.frames if _has_pcs(f))

@@ -32,6 +32,7 @@ import pytest
 
 from coach.results import NOT_ASSESSABLE, SessionReport
 from coach.synth.scenarios import FAILURE_SCENARIOS
+from coach.wording.machine import note_text
 from posture_rules.pack import load_pack
 from tests.support import paths
 
@@ -79,6 +80,9 @@ def check_starts_at_full_draw(truth: dict, report: SessionReport) -> None:
     assert held >= hold_in_clip - 0.5, f"hold {held:.2f} s of the clip's {hold_in_clip:.2f} s ({shot.times_s})"
     got = _verdicts(shot, DRAW_RULES)
     assert got == dict.fromkeys(DRAW_RULES, NOT_ASSESSABLE), got
+    # said, in both languages
+    (said,) = [n for n in report.notes if "already at full draw when first seen" in n]
+    assert "第一次看到射手時已經滿弓" in note_text(said, "zh"), note_text(said, "zh")
 
 
 def check_long_hold(truth: dict, report: SessionReport) -> None:
@@ -117,9 +121,6 @@ CHECKS: dict[str, Callable[[dict, SessionReport], None]] = {
 
 # What the current code finds instead (measured on the videos and on the committed tracks alike).
 MISSES = {
-    "fm_starts_at_full_draw": "MediaPipe reads the archer mirrored (sides swapped) for frames 0-60 and the "
-    "upper-body guard cannot tell at the very start (no earlier frames); when the labels come right at 61-65 the "
-    "wrists' swap looks like a 2.8 U draw: raise = draw start 56, anchor 67, release 77 for 76, hold 0.33 s",
     "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
     "(the bow wrist up to 1.5 SW off; the draw wrist swapped at 159-160 and 163): with three glitches in its "
     "window the despiker puts the hand at 158 back at the anchor and 159-160 0.15 U from it, so the first fast "

@@ -140,3 +140,35 @@ def test_despiker_window_is_in_seconds():
     from coach.filters import Despiker
 
     assert [Despiker.for_fps(f).k for f in (60, 30, 25, 15, 12.5, 5)] == [6, 3, 3, 2, 2, 1]
+
+
+# ---- UpperBodyGuard: MediaPipe's mirrored readings ----------------------------------------------------------------
+def _facing(order: int) -> tuple[np.ndarray, np.ndarray]:
+    """An upright body whose left shoulder and hip are `order` (+1: image right, as facing the camera) of the right."""
+    from coach.filters import L_HIP, L_SH, R_HIP, R_SH
+
+    xy = np.full((33, 2), 100.0)
+    xy[[L_SH, R_SH], 0] = 100 + 20 * order, 100 - 20 * order
+    xy[[L_HIP, R_HIP], 0] = 100 + 15 * order, 100 - 15 * order
+    xy[[L_SH, R_SH], 1] = 50.0
+    xy[[L_HIP, R_HIP], 1] = 150.0
+    return xy, np.ones(33)
+
+
+def _mirrored_frames(orders: list[int], fps: float = 30.0) -> list[int]:
+    from coach.filters import UpperBodyGuard
+
+    guard = UpperBodyGuard()
+    return [i for i, o in enumerate(orders) if guard(*_facing(o), i / fps) == "mirrored"]
+
+
+def test_first_frames_read_mirrored_do_not_outvote_the_clip():
+    """MediaPipe's first reading of a clip may be the mirrored one (fm_starts_at_full_draw: 3 frames): the order
+    seen for 0.07 s is no order to keep repairing the next 2 s against."""
+    repaired = _mirrored_frames([-1] * 3 + [+1] * 90)
+    assert len(repaired) <= 3 and all(i < 8 for i in repaired), repaired
+
+
+def test_a_mirror_glitch_against_an_established_order_is_repaired_throughout():
+    repaired = _mirrored_frames([+1] * 90 + [-1] * 30 + [+1] * 30)
+    assert repaired == list(range(90, 120))

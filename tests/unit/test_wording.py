@@ -13,7 +13,7 @@ from coach.dashboard.i18n import TEXT
 from coach.errors import CoachError
 from coach.live.feeder import Feeder
 from coach.live.mailbox import Mailbox
-from coach.wording.machine import error_text, status_both, status_text
+from coach.wording.machine import error_text, status_both, status_kind, status_text
 from coach.wording.text import MACHINE_TEXT
 from tests.support.paths import ROOT
 
@@ -64,6 +64,32 @@ def test_a_lost_cameras_lines_are_worded_in_chinese_and_stay_in_english():
     # the terminal: both languages, --lang's first; a line it does not know, once, as written
     assert status_both(msgs[0], "en") == f"{msgs[0]} · {status_text(msgs[0], 'zh')}"
     assert status_both("something new", "zh") == "something new"
+
+
+def test_a_camera_back_after_a_loss_is_said_in_both_languages():
+    """The first frame after a reopen is posted ("reconnected"), so the retrying line does not stand (the page,
+    the terminal); what follows a second loss is retried from 1 again."""
+    camera, calls = _LostCamera(), []
+
+    def reopen():
+        calls.append(1)
+        if len(calls) <= 2:
+            return camera
+        raise CoachError("0", "camera 0 does not exist or cannot be opened")
+
+    msgs: list[str] = []
+    Feeder(reopen, Mailbox(), retries=1, retry_wait_s=0.01, on_status=msgs.append).run()
+    assert [m.split(" after ")[0] for m in msgs] == [
+        "camera 0: camera lost (read failed); retrying (1/1) …",
+        "camera 0: reconnected",
+        "camera 0: camera lost (read failed); retrying (1/1) …",
+    ]
+    back = msgs[1]
+    assert status_kind(back) == "status_reconnected" and status_kind(msgs[0]) == "status_retrying"
+    assert status_text(back, "en") == back and back.startswith("camera 0: reconnected after ")
+    gap = back.split(" after ")[1].removesuffix(" s")
+    assert status_text(back, "zh") == f"攝影機 0：已重新連接（中斷了 {gap} 秒）"
+    assert status_both(back, "zh") == f"{status_text(back, 'zh')} · {back}"
 
 
 def test_a_live_sources_errors_are_worded_and_a_name_keeps_its_colons():

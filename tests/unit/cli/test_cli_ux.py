@@ -97,8 +97,9 @@ def test_live_without_an_archer_says_nothing_is_saved():
     cmd = [sys.executable, "-m", "coach", "live", "--source", str(CLIP), "--no-window", "--no-sound"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, "DISPLAY": ""}, cwd=ROOT)
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    assert lines[-2].startswith("Session 1:") and lines[-1].startswith("not saved: no --archer given")
+    lines = p.stdout.splitlines()  # --lang zh (the default): Chinese first, then English
+    assert lines[-2].startswith("第 1 場：") and " · Session 1:" in lines[-2]
+    assert lines[-1].startswith("沒有保存：") and " · not saved: no --archer given" in lines[-1]
 
 
 @pytest.mark.e2e

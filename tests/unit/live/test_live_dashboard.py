@@ -6,6 +6,7 @@ times, never blocking) and the watchdog that stops runs nobody watches, without 
 from __future__ import annotations
 
 import functools
+import re
 import time
 from types import SimpleNamespace
 
@@ -23,6 +24,7 @@ from tests.support.paths import SAMPLES
 
 LIVE = "coach/dashboard/pages/live.py"
 CLIP = SAMPLES / "short_1shot.mp4"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture()
@@ -354,6 +356,82 @@ def test_a_lost_camera_is_said_in_the_pages_language(env, monkeypatch):
         camera.close()  # the env fixture stops the run and joins its threads
 
 
+class ReturningCamera(LostCamera):
+    """Camera 0 that gives a few frames, is gone, and comes back when `back` is set: reopening it waits for that,
+    then opens a camera that delivers again."""
+
+    def __init__(self):
+        import threading
+
+        super().__init__()
+        self.back = threading.Event()
+        self.again = StillCamera(frames=True)
+
+    def opener(self):
+        calls = []
+
+        def open_camera():
+            calls.append(1)
+            if len(calls) == 1:
+                return self
+            self.back.wait(60)
+            return self.again
+
+        return open_camera
+
+
+def _not_shown_within(at: AppTest, kind: str, words: str, seconds: float = 60.0) -> list[str]:
+    """Poll the page until no `kind` message holds `words`; the page's messages of that kind then."""
+    end = time.monotonic() + seconds
+    while True:
+        at.run()
+        no_exception(at)
+        shown = [e.value for e in getattr(at, kind)]
+        if not any(words in v for v in shown) or time.monotonic() > end:
+            assert not any(words in v for v in shown), shown
+            return shown
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_camera_that_comes_back_clears_the_retrying_warning(env, monkeypatch, lang):
+    """Seen: the camera came back and analysis went on, but "retrying (1/3)" stayed on the page for good. Once
+    frames come again the warning goes, and the page says the camera is back (for a while, in its language)."""
+    from coach.dashboard import live_page
+    from coach.live import board, runs
+
+    camera = ReturningCamera()
+    monkeypatch.setattr(runs, "open_source", lambda spec: camera.opener())
+    monkeypatch.setattr(board, "NO_PICTURE_S", 600.0)
+    retrying = {"zh": "重新連接中（第 1/3 次）", "en": "camera lost (read failed); retrying (1/3)"}[lang]
+    back = {"zh": "攝影機 0：已重新連接", "en": "camera 0: reconnected after"}[lang]
+    at = live(lang)
+    at.text_input(key="live_new_archer").input("王小明")
+    at.button(key="live_start").click().run()
+    try:
+        no_exception(at)
+        _shown_within(at, "warning", retrying)
+        camera.back.set()  # frames again
+        warnings = _not_shown_within(at, "warning", retrying)
+        assert not warnings, warnings
+        # in the same run of the page (the line that ended the warning is the one said for a while)
+        shown = [m.value for m in at.success if back in m.value]
+        assert len(shown) == 1, [m.value for m in at.success]
+        line = shown[0]
+        assert "Traceback" not in line and REGISTRY.get("camera").running
+        other = "camera lost" if lang == "zh" else "攝影機"
+        assert other not in line
+        how, icon, _ = live_page.STATUS_SHOWN["status_reconnected"]  # and it passes: the page as before the loss
+        monkeypatch.setitem(live_page.STATUS_SHOWN, "status_reconnected", (how, icon, 0.0))
+        at.run()
+        no_exception(at)
+        assert not [s.value for s in at.success if back in s.value] and not at.warning
+    finally:
+        camera.back.set()
+        camera.again.close()
+        camera.close()  # the env fixture stops the run and joins its threads
+
+
 def test_the_browser_camera_playing_with_no_frames_is_no_picture(env, monkeypatch):
     from coach.dashboard.live_page import no_picture_line
     from coach.live.board import NO_PICTURE_S
@@ -413,3 +491,39 @@ def test_the_browser_cameras_frames_dropped_before_the_analysis_count_as_deliver
     session = SimpleNamespace(stats=stats, feeder=SimpleNamespace(released=1), frames=SimpleNamespace(dropped=0))
     f = figures_of(session, lambda: 6)
     assert (f.released, f.dropped, f.analysed) == (7, 6, 1) and f.analysed_share == pytest.approx(1 / 7)
+
+
+# ---- the browser camera's component: its own words in both languages ------------------------------------------
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_webrtc_components_words_are_given_in_both_languages(env, monkeypatch, lang):
+    """streamlit-webrtc's buttons and device messages were English only (its defaults): the page gives it every
+    key it can word, in both languages, the page's first, and says beside it what the component cannot be told."""
+    import streamlit_webrtc
+    from streamlit_webrtc.config import Translations
+
+    from coach.dashboard import live_page
+    from coach.live import webrtc
+
+    given = []
+
+    def component(**kw):  # the third-party component stands in here: it needs the dashboard's real server
+        given.append(kw)
+        return SimpleNamespace(state=SimpleNamespace(playing=False, signalling=False))
+
+    monkeypatch.setattr(streamlit_webrtc, "webrtc_streamer", component)
+    monkeypatch.setattr(live_page, "_has_server", lambda: True)
+    monkeypatch.setattr(webrtc, "enable_loopback_candidates", lambda only=None: None)
+    at = live(lang)
+    at.text_input(key="live_new_archer").input("王小明")
+    at.radio(key=f"live_mode.{lang}").set_value("browser").run()
+    no_exception(at)
+    words = given[-1]["translations"]
+    assert set(words) == set(Translations.__annotations__)  # every key streamlit-webrtc 0.79 lets us word
+    first, then = ("開始", "Start") if lang == "zh" else ("Start", "開始")
+    assert words["start"] == f"{first} · {then}"
+    for key, said in words.items():  # both languages in each, none left to the component's English default
+        zh, en = said.split(" · ") if lang == "zh" else said.split(" · ")[::-1]
+        assert CJK.search(zh) and not CJK.search(en), (key, said)
+    note = [c.value for c in at.caption if "streamlit-webrtc" in c.value]
+    assert len(note) == 1 and "Connection is taking longer than expected" in note[0]
+    assert "連不到本機" in note[0] and "cannot reach the dashboard's computer" in note[0]

@@ -377,3 +377,23 @@ def test_a_creep_forward_before_the_release_is_not_the_release_at_half_rate() ->
         f.landmarks[INDEX["right_wrist"], 0] += creep_px.get(f.index, 0.0) / W
     (shot,) = run(half_rate(track))
     assert abs(shot.release_frame - ONE.release / 2) <= 1, shot
+
+
+@pytest.mark.parametrize("appears", [0, 60])
+def test_an_archer_first_seen_at_full_draw_is_a_shot_with_no_draw(appears: int) -> None:
+    """The clip starts at full draw (appears=0), or nobody is found until the archer is already drawn (a camera
+    that finds them): the release and the hold are there, the raise and the draw were not seen, so their marks
+    are unsure (the draw rules are not judged) and the anchor is the first frame seen at full draw."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    first = plan.anchor + 10
+    track = make_track([plan], 260)
+    track.frames = track.frames[first - appears :]
+    for f in track.frames[:appears]:
+        f.landmarks = None
+    for k, f in enumerate(track.frames):  # the clip's own frame numbers
+        f.index, f.t_ms = k, k * 1000.0 / FPS
+    (shot,) = run(track)
+    shift = first - appears
+    assert abs(shot.release_frame - (plan.release - shift)) <= 1, shot
+    assert shot.marks_confidence["raise_start"] == shot.marks_confidence["draw_start"] == 0.0, shot
+    assert shot.marks_confidence["anchor"] >= 0.5 and shot.anchor_frame - appears <= 0.3 * FPS, shot
