@@ -59,11 +59,12 @@ class TrackerParams:
     # was lost or dipped for no longer than raised_gap_s.
     unseen_draw_min_s: float = 1.5
     raised_gap_s: float = 0.3
-    # A raise found to start within came_into_view_s of the archer coming into view (the clip's first frame with
-    # them, or the first after nobody was in the picture for longer than raised_gap_s) began before: the clip
-    # starts at full draw, or the camera found the archer drawing. MediaPipe's first frames of a person settle
-    # from wherever it first placed the arms, which reads as a short draw; the raise and draw are not told.
-    came_into_view_s: float = 0.3
+    # An anchor held from within came_into_view_s of the archer coming into view (the clip's first frame with
+    # them, or the first after nobody was in the picture for longer than raised_gap_s) was reached before: the
+    # clip starts at full draw, or the camera found the archer drawn. Its raise and draw were not seen (what
+    # MediaPipe's first frames show is its own settling from where it first placed the arms: no draw to time).
+    # The anchor needs anchor_deriv_half_s of frames each side to be judged still: well inside this.
+    came_into_view_s: float = 0.5
     # Such a hold is a shot when the string is heard (heard.py): no sooner than heard_min_up_s after the bow arm
     # came up (the fastest real draws take 0.7 s), from follow_max_s before it came down, to heard_after_last_s
     # after it was last seen up (a camera swung away at the release, real06; the sound up to 0.2 s late).

@@ -131,14 +131,14 @@ class PhaseTracker:
             if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
                 if self._no_draw[side] == self._run[side]:
                     continue
-                came_in_drawn = buf[start].t - self._view_t <= P.came_into_view_s
-                if not came_in_drawn and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
+                drawn_when_seen = buf[start].t - self._view_t <= P.came_into_view_s
+                if not drawn_when_seen and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
                     # No draw led here: the hand is still at the face from the last shot's follow-through
                     # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer
                     # came into view at full draw: the draw was before the picture.
                     self._no_draw[side] = self._run[side]
                     continue
-                self._start_shot(start, side)
+                self._start_shot(start, side, draw_seen=not drawn_when_seen)
                 return
 
     def _watch_raised(self, f: TrackFrame) -> None:
@@ -170,7 +170,7 @@ class PhaseTracker:
         if r is not None and r[3] - r[1] >= P.unseen_draw_min_s - 1e-6:
             self.unseen_draws.append(UnseenDraw(r[0], r[1], r[2], r[3]))
 
-    def _start_shot(self, anchor_i: int, side: str) -> None:
+    def _start_shot(self, anchor_i: int, side: str, draw_seen: bool = True) -> None:
         self.handedness = self.handedness or side
         buf = list(self._buf)
         floor_i = 0
@@ -192,7 +192,7 @@ class PhaseTracker:
             mid_at=Mark(buf[mid_i].index, buf[mid_i].t),
             set_span=_span(buf[draw_i]),
             set_motion=set_motion,
-            draw_seen=buf[raise_i].t - self._view_t > P.came_into_view_s,
+            draw_seen=draw_seen,
         )
         self._shots += 1
         self._raised = None

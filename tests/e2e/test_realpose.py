@@ -67,6 +67,9 @@ def test_real_footage_figures() -> None:
     assert scores["real09_recurve_obliquebehind_60fps_norelease"].found_releases == []
     # A full draw never shot is a let-down in the notes, not a shot.
     assert any("let-down" in n for n in scores["real09_recurve_obliquebehind_60fps_norelease"].notes)
+    # Every labelled archer was seen raising and drawing: none is said to be first seen at full draw.
+    first_seen = {n: [x for x in c.notes if "already at full draw when first seen" in x] for n, c in scores.items()}
+    assert not any(first_seen.values()), first_seen
 
 
 def test_uncertain_phases_are_said_in_the_terminal_and_the_json() -> None:
