@@ -6,8 +6,8 @@ its output by `lag` frames but adds no phase lag. Everything downstream sees onl
 Before smoothing, MediaPipe's glitches are taken out of the raw points: frames where the upper body folds
 (shoulders snapping together) lose their upper body and a mirrored upper body (shoulders ordered against
 the hips) gets its left/right labels back (`UpperBodyGuard`, both modes, causal); in
-recorded video 1-3 frame jumps are replaced by the median of their ±3-frame window (`Despiker`, which adds
-its own 3 frames of delay). `Body.raw_xy` carries the cleaned, unsmoothed points.
+recorded video jumps of up to 0.1 s (1-3 frames at 30 fps) are replaced by the median of their ±0.1 s window
+(`Despiker`, which adds its own delay of as many frames). `Body.raw_xy` carries the cleaned, unsmoothed points.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class BodyStream:
         self._centered = CenteredSmoother(fps) if mode == "recorded" else None
         self._one_euro = OneEuroFilter() if mode == "live" else None
         self._guard = UpperBodyGuard()
-        self._despike = Despiker() if mode == "recorded" else None
+        self._despike = Despiker.for_fps(fps) if mode == "recorded" else None
         self._pending: deque[tuple[int, float, np.ndarray]] = deque()  # (index, t_ms, vis) awaiting output
         self._clean: deque[np.ndarray] = deque()  # despiked raw points awaiting the smoother
         self._sw = ShoulderWidth(window=int(max(fps, 1) * 3))

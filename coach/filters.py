@@ -178,18 +178,29 @@ class UpperBodyGuard:
 
 class Despiker:
     """Centred Hampel-style despike for recorded video: a point farther than `spike` body units from the
-    median of its ±k-frame window is replaced by that median. A monotone move (a release) is its own
-    median and passes unchanged; a 1-3 frame jump or wrist swap does not. Delays its output by k frames.
+    median of its ±k-frame window (±SPIKE_MAX_S at the video's rate, `for_fps`), and from the window's line, is
+    replaced by that median. A monotone move (a release) is its own median, or on its line, and passes
+    unchanged; a 1-3 frame jump or wrist swap at 30 fps does not. Delays its output by k frames.
 
     The window is always centred on the frame judged: at the ends of the video it shrinks to the frames on
     both sides. A move in the last frames of a clip (a release 3 frames before the end) cannot be seen to come
     back, so it is not a spike; a one-sided window would put it back at the anchor."""
+
+    # The longest glitch taken out: MediaPipe's 1-3 frame jumps at 30 fps. A window of frames would not do: at
+    # 15 fps ±3 frames span ±0.2 s, and a release's flight (0.1-0.2 s) beside a frame the model lost is then
+    # no longer its own median (clean_rh_3shots at half rate: the hand put back 0.4 U towards the anchor).
+    SPIKE_MAX_S = 0.1
 
     def __init__(self, k: int = 3, spike: float = 0.3):
         self.k = k
         self.spike = spike
         self._win: deque[tuple[np.ndarray, float]] = deque(maxlen=2 * k + 1)
         self._count = 0
+
+    @classmethod
+    def for_fps(cls, fps: float) -> Despiker:
+        """The window at a frame rate: ±SPIKE_MAX_S, at least ±1 frame (30 fps: ±3, 15 fps: ±1)."""
+        return cls(k=max(1, math.ceil(fps * cls.SPIKE_MAX_S - 1e-6)))
 
     def push(self, x: np.ndarray, scale: float) -> np.ndarray | None:
         """Add frame t (pixels, with the body scale in px); returns the despiked frame t - k once known."""
@@ -212,20 +223,51 @@ class Despiker:
         if r < 1 or math.isnan(scale):
             return x
         stack = np.stack([self._win[j][0] for j in range(c - r, c + r + 1)])
-        # NaN-aware median without np.nanmedian (slow on small windows): NaN sorts last.
-        srt = np.sort(stack, axis=0)
-        n_ok = (~np.isnan(stack)).sum(axis=0)
-        lo = np.take_along_axis(srt, np.maximum(n_ok - 1, 0)[None] // 2, axis=0)[0]
-        hi = np.take_along_axis(srt, (n_ok // 2)[None], axis=0)[0] if len(srt) else lo
-        med = (lo + hi) * 0.5
+        med, n_ok = _nan_median(stack)
         with np.errstate(invalid="ignore"):
             dev = np.hypot(*(x - med).T)
         bad = (dev > self.spike * scale) & (n_ok[:, 0] >= 3)
         if not bad.any():
             return x
+        # A point on the window's trend is the body moving, not a glitch: a release's flight with a glitch
+        # beside it (at 15 fps the neighbour of a frame in the flight may be one) is not its own median, but it
+        # lies on the line through the window (fault_hold at half rate: the hand 0.65 U out put back at the
+        # anchor). The line is Theil-Sen's (median of the pairwise slopes), which a 3-frame jump in 7 does not
+        # tilt, so a glitch that comes back is still taken out; and it must hold the window but for one point,
+        # or the window is garbage (the wrists thrown about as MediaPipe loses the arms, fault_bow_hand shot 3),
+        # not a move, and its median is the better guess.
+        idx = np.flatnonzero(bad)
+        bad[idx[self._on_trend(stack[:, idx], x[idx], self.spike * scale)]] = False
+        if not bad.any():
+            return x
         out = x.copy()
         out[bad] = med[bad]
         return out
+
+    @staticmethod
+    def _on_trend(stack: np.ndarray, x: np.ndarray, tol: float) -> np.ndarray:
+        """Which centre points `x` (n, 2) lie within `tol` of the Theil-Sen line through their window `stack`
+        (w, n, 2), a line all the window's seen points but one lie within `tol` of."""
+        w = len(stack)
+        a, b = np.triu_indices(w, 1)
+        slopes = (stack[b] - stack[a]) / (b - a)[:, None, None]
+        slope, _ = _nan_median(slopes)
+        offs = (np.arange(w, dtype=float) - (w - 1) / 2)[:, None, None]
+        fit, _ = _nan_median(stack - offs * slope)
+        with np.errstate(invalid="ignore"):
+            off = np.hypot(*np.moveaxis(stack - (fit + offs * slope), -1, 0)) > tol  # (w, n); NaN: not off
+            seen = ~np.isnan(stack[..., 0]).any(axis=0)  # a window the model lost frames of (a fold) proves no line
+            return (np.hypot(*(x - fit).T) <= tol) & (off.sum(axis=0) <= 1) & seen
+
+
+def _nan_median(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median over axis 0 ignoring NaN, and the count of values it had, without np.nanmedian (slow on small
+    windows): NaN sorts last."""
+    srt = np.sort(a, axis=0)
+    n_ok = (~np.isnan(a)).sum(axis=0)
+    lo = np.take_along_axis(srt, np.maximum(n_ok - 1, 0)[None] // 2, axis=0)[0]
+    hi = np.take_along_axis(srt, (n_ok // 2)[None], axis=0)[0] if len(srt) else lo
+    return (lo + hi) * 0.5, n_ok
 
 
 class CenteredSmoother:

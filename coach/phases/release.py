@@ -337,11 +337,28 @@ class ReleaseWatch:
             away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
         return float(np.median(away)) > (P.release_back_by_bow_min_cos if c.by_bow else P.release_back_min_cos)
 
+    def _in_front(self, shot: OpenShot, i: int) -> bool:
+        """The hand at buf[i] is off the anchor towards the bow hand (within 60 deg of straight forward): a
+        creep before the release or a let-down, which a release, going back, has to pass the anchor to leave."""
+        c = shot.cand
+        p = self._buf[i].wrists(shot.handedness)[1]
+        d = _dist(p, c.ref)
+        if c.back is None or np.isnan(p[0]) or d == 0:
+            return False
+        return float((p - c.ref) @ c.back) / d < P.release_back_min_cos
+
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was
         still leaving the anchor at the last frame."""
         cd = self._cand_dists(shot)
         ds = [d for _, d in cd]
+        at = find(self._buf, shot.cand.index)
+        if len(ds) == 1 and at is not None and at > 0:
+            # The candidate is the last frame (real02 at 15 fps: the video ends one frame after the release): the
+            # fast step into it, from the frame before, is the hand seen leaving, as the steps after it would be.
+            p = self._buf[at - 1].wrists(shot.handedness)[1]
+            if not np.isnan(p[0]):
+                ds.insert(0, _dist(p, shot.cand.ref))
         return (
             len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= P.release_end_min_sw and self._went_back(shot, [cd[-1][0]])
         )
@@ -378,6 +395,14 @@ class ReleaseWatch:
                 continue
             near_run = 0
             jump = i
+        # The run may begin with the hand in front of the anchor: a creep forward just before the release
+        # (fault_release at 15 fps, where no frame catches the hand passing back through the anchor). The
+        # release begins where it first went back.
+        run = [i for i, _ in ds if i >= jump]
+        for i, nxt in zip(run, run[1:]):
+            if not self._in_front(shot, i):
+                break
+            jump = nxt
         buf = self._buf
         # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
         t_c = s.cand.t

@@ -277,7 +277,12 @@ class PhaseTracker:
         f = self._buf[-1]
         after = f.t - s.release_at.t
         bow = f.wrists(self.handedness)[0]
-        lowered = np.isnan(bow[1]) or bow[1] > max(P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw)
+        # A bow wrist the pose lost with the archer in view has dropped out of the picture or behind the body; a
+        # frame with nobody in it (MediaPipe lost the archer after a fast release, fm_14fps) shows nothing, and
+        # closing there would leave the follow-through with no frame of the archer to check (_same_archer_after).
+        lowered = (np.isnan(bow[1]) and self._seen(f)) or bow[1] > max(
+            P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw
+        )
         if after >= P.follow_max_s - 1e-6 or (after >= P.follow_min_s - 1e-6 and lowered):
             return self._close(f)
         return []

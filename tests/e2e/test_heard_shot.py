@@ -191,12 +191,18 @@ def test_without_its_sound_a_lost_full_draw_is_said_as_the_view_lost_not_as_a_le
 
 @pytest.mark.parametrize("after", [0, 1])
 def test_a_clip_that_ends_at_the_release_is_a_shot_when_the_string_is_heard(after: int) -> None:
-    """The video's last frame is the release (or the one after): the pose cannot tell it from a full draw
-    held to the end; the crack can."""
+    """The video's last frame is the release: the pose cannot tell it from a full draw held to the end; the crack
+    can. One frame after it, the hand's first fast step away is in the picture: a likely release by the pose alone
+    (not a certain one), which the crack places exactly."""
     track = load_posetrack(GOLDEN / "short_1shot.pose.json.gz")
     (release,) = [s["release_frame"] for s in track.meta["truth"]["shots"]]
     track.frames = [f for f in track.frames if f.index <= release + after]
-    assert analyze_track(track).shots == []
+    by_pose = analyze_track(track).shots
+    if after == 0:
+        assert by_pose == []
+    else:
+        (seen,) = by_pose
+        assert abs(seen.release_frame - release) <= 1 and seen.release_confidence < 1.0, seen
     cues, _ = _sound(track, [release])
     (shot,) = analyze_track(track, release_refiner=cues.refiner(track.fps)).shots
     assert shot.release_frame == release and "sound" in shot.release_evidence

@@ -111,6 +111,37 @@ def test_despiker_keeps_a_move_at_the_end_of_the_video():
     assert out[-3:] == [1.0, 2.0, 3.0]
 
 
+def test_despiker_keeps_a_flight_with_a_glitch_beside_it():
+    """At 15 fps a frame of the release's flight may have a glitch for a neighbour (fault_hold at half rate): it is
+    not the window's median, but it lies on the window's line, so it stays; the glitch, off the line, goes."""
+    track = [0.0] * 10 + [0.3, 0.9, 0.2, 2.1, 2.7, 3.3, 3.9]
+    out = _despike(track, k=2)
+    assert out[11] == 0.9
+    assert out[12] == 0.9  # the glitch, replaced by the median of its window
+    assert out[:11] == track[:11] and out[13:] == track[13:]
+
+
+def test_despiker_takes_a_scattered_window_for_garbage_not_a_move():
+    """The centre on the window's line is kept only if the window holds to that line but for one point: points
+    thrown about (MediaPipe losing the arms) give the median."""
+    from coach.filters import Despiker
+
+    d = Despiker(k=2, spike=0.3)
+    outs = [d.push(np.array([[x, 0.0]]), 1.0) for x in (-1.0, -1.0, -0.5, -1.0, 0.5)]
+    assert float(outs[-1][0, 0]) == -1.0
+
+
+def test_despiker_still_takes_out_a_three_frame_jump_at_the_edge_of_its_window():
+    out = _despike([0.0] * 10 + [0.8, 0.8, 0.8] + [0.0] * 10)
+    assert max(out) == 0.0
+
+
+def test_despiker_window_is_in_seconds():
+    from coach.filters import Despiker
+
+    assert [Despiker.for_fps(f).k for f in (60, 30, 25, 15, 12.5, 5)] == [6, 3, 3, 2, 2, 1]
+
+
 # ---- UpperBodyGuard: MediaPipe's mirrored readings ----------------------------------------------------------------
 def _facing(order: int) -> tuple[np.ndarray, np.ndarray]:
     """An upright body whose left shoulder and hip are `order` (+1: image right, as facing the camera) of the right."""

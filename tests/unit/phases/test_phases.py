@@ -343,6 +343,42 @@ def test_a_cut_right_after_the_hand_moves_is_no_shot() -> None:
     assert abs(kept.release_frame - plan.release) <= 1
 
 
+def test_archer_lost_after_the_release_is_still_the_same_shot() -> None:
+    """MediaPipe loses the archer for 0.6 s after a fast release (fm_14fps) and finds them again, the arms still
+    up: a frame with nobody in it does not show the bow arm down, so the follow-through waits for the archer, who
+    is then seen at the hold's size: a shot, not a view lost."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    track = make_track([plan], 260)
+    for f in track.frames[plan.release + 6 : plan.release + 21]:  # from 0.2 s after the release, once it is judged
+        f.landmarks = None
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(track) for s in tracker.push(b).completed] + tracker.finish()
+    assert tracker.let_downs == []
+    (shot,) = shots
+    assert abs(shot.release_frame - plan.release) <= 1
+
+
+def test_clip_ending_on_the_frame_the_hand_leaves() -> None:
+    """The video's last frame is the first of the release (real02 at 15 fps): the fast step into it, away from
+    the anchor and farther than a release cut off by the end must show, is the hand seen leaving: a likely shot."""
+    (shot,) = run(make_track([ONE], ONE.release + 1))
+    assert shot.release_frame == ONE.release and shot.release_confidence < 1.0
+
+
+def test_a_creep_forward_before_the_release_is_not_the_release_at_half_rate() -> None:
+    """The draw hand creeps 0.4 U towards the bow in the last 0.3 s, then the string leaves (fault_release): at
+    15 fps no frame shows the hand passing back through the anchor, so the frames away from it begin with the
+    creep; the release is where the hand first went back, not where it began to creep."""
+    from coach.track_transforms import half_rate
+
+    track = make_track([ONE], 260)
+    creep_px = {152: 5, 153: 10, 154: 15, 155: 20, 156: 25, 157: 30, 158: 35, 159: 40, 160: 45, 161: 30, 162: 15}
+    for f in track.frames:
+        f.landmarks[INDEX["right_wrist"], 0] += creep_px.get(f.index, 0.0) / W
+    (shot,) = run(half_rate(track))
+    assert abs(shot.release_frame - ONE.release / 2) <= 1, shot
+
+
 @pytest.mark.parametrize("appears", [0, 60])
 def test_an_archer_first_seen_at_full_draw_is_a_shot_with_no_draw(appears: int) -> None:
     """The clip starts at full draw (appears=0), or nobody is found until the archer is already drawn (a camera
