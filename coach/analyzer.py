@@ -29,6 +29,7 @@ from .phases import (
     Heard,
     PhaseTracker,
     ShotPhases,
+    first_seen_drawn,
     hear_lost,
     hear_unseen,
     phase_windows,
@@ -248,7 +249,7 @@ class Analyzer:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
-        if sp.first_seen_drawn:
+        if first_seen_drawn(sp.marks_confidence):
             self._shot_notes.append(FIRST_SEEN_NOTE.format(n=len(self.shots) + 1, a=sp.anchor_frame))
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))

@@ -27,6 +27,7 @@ from .shot import (
     PhaseUpdate,
     ShotPhases,
     UnseenDraw,
+    first_seen_drawn,
     phase_windows,
 )
 from .state import ReleaseEvidence
@@ -51,6 +52,7 @@ __all__ = [
     "TrackerParams",
     "UnseenDraw",
     "detect_handedness",
+    "first_seen_drawn",
     "phase_windows",
     "track_shots",
 ]

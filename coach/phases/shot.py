@@ -80,6 +80,12 @@ def _fps(t_of: TimeOf, frame: int) -> float:
     return 1.0 / (b - a) if a is not None and b is not None and b > a else 30.0
 
 
+def first_seen_drawn(marks_confidence: dict[str, float]) -> bool:
+    """A shot's archer was already at full draw when first seen (the tracker's `draw_seen`): its raise and draw
+    are unknown (confidence 0) while its anchor, the first frame at full draw, is not (a heard shot's is)."""
+    return marks_confidence.get("raise_start", 1.0) == 0.0 and marks_confidence.get("anchor", 1.0) > 0.0
+
+
 @dataclass(slots=True)
 class ShotPhases:
     index: int
@@ -150,13 +156,6 @@ class ShotPhases:
         sp.hold_start_frame = min(w["hold"][0], end) if "hold" in w else an
         sp.follow_start_frame = min(w["follow_through"][0], end) if "follow_through" in w else None
         return sp
-
-    @property
-    def first_seen_drawn(self) -> bool:
-        """The archer was already at full draw when first seen (the tracker's `draw_seen`): its raise and draw
-        are unknown (confidence 0) while its anchor, the first frame at full draw, is not."""
-        conf = self.marks_confidence
-        return conf.get("raise_start", 1.0) == 0.0 and conf.get("anchor", 1.0) > 0.0
 
     @property
     def hold_ms(self) -> float | None:
