@@ -54,8 +54,9 @@ class PhaseTracker:
         self._last: TrackFrame | None = None
         self._raised: list | None = None  # [first frame, its t, last frame, its t] of the bow arm up, no anchor
         self._watching = True  # for a raised bow arm: from the start, and after a shot once it came down
-        # When the archer came into view (the first frame with them in the picture after nobody was for longer
-        # than P.raised_gap_s, or since the start), and when last seen: a draw begun then was not seen begin.
+        # When the archer came into view (the first frame with them in the picture, or the first after nobody was
+        # for longer than P.raised_gap_s), and when last seen: an anchor held from then was reached before the
+        # picture, and its draw was not seen (P.came_into_view_s).
         self._view_t = math.nan
         self._seen_t = math.nan
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
