@@ -30,6 +30,10 @@ OFFSET_LEARN_CONF = 0.8
 OFFSET_MIN_SHOTS = 2
 OFFSET_AGREE_S = 0.05
 OFFSET_MAX_S = 0.2
+# The pose's release frame is only known to a frame either way, and the crack lies anywhere inside its frame: an
+# offset under this many frames cannot be told from the pose's own error (clean_rh_3shots: 1.4 frames from pose
+# releases a frame early on two shots, with the sound exact), so none is assumed.
+OFFSET_MIN_FRAMES = 2.0
 
 
 # ---- fusion with the pose -------------------------------------------------------------------------------
@@ -206,6 +210,7 @@ class AvOffset:
     """How late the sound runs against the picture (s; negative: early), learnt from the session's shots."""
 
     seen: list[float] = field(default_factory=list)  # onset - pose release of each clearly seen release
+    frame_s: float = 0.0  # the picture's frame period, from the shots learnt from
 
     def learn(self, sp: ShotPhases, onsets: Sequence[Onset], t_of: Callable[[int], float | None], window_s: float):
         clear = sp.release_confidence >= OFFSET_LEARN_CONF and "draw_hand" in sp.release_evidence
@@ -215,6 +220,9 @@ class AvOffset:
         rel = None if t_pose is None else pick_release(onsets, t_pose + self.seconds, window_s)
         if rel is not None:
             self.seen.append(rel.t_s - t_pose)
+            t_next = t_of(sp.release_frame + 1)
+            if t_next is not None and t_next > t_pose:
+                self.frame_s = t_next - t_pose
 
     @property
     def seconds(self) -> float:
@@ -224,7 +232,10 @@ class AvOffset:
         agree = [d for d in self.seen if abs(d - mid) <= OFFSET_AGREE_S]
         if len(agree) < OFFSET_MIN_SHOTS or 2 * len(agree) <= len(self.seen):
             return 0.0
-        return float(np.clip(np.median(agree), -OFFSET_MAX_S, OFFSET_MAX_S))
+        offset = float(np.median(agree))
+        if abs(offset) < OFFSET_MIN_FRAMES * self.frame_s:
+            return 0.0
+        return float(np.clip(offset, -OFFSET_MAX_S, OFFSET_MAX_S))
 
 
 def audio_cues(path: str | os.PathLike) -> AudioCues | None:

@@ -139,6 +139,11 @@ class TrackerParams:
     release_near_run_frames: int = 2  # inside it, this many near frames in a row: the hand was back at the anchor
     release_end_min_sw: float = 0.2  # a release cut off by the end of the video has left the anchor by this much
     release_at_end_conf: float = 0.6  # ... likely a release (real02: 4 frames before the end), follow-through unseen
+    # More than this many frames between the last one showing the draw hand at the anchor and the release found
+    # (the hand hidden: someone walked in front, MediaPipe lost the archer; or seen only once already gone): the
+    # release lies somewhere in them, so its frame is uncertain and the rules timed from it are not judged.
+    release_unseen_max_frames: int = 2
+    release_unseen_conf: float = 0.4
     # Raw frame-to-frame speed above which the hand is moving, or above release_onset_jitter_factor times the
     # hold's median raw speed (measured over hold_jitter_s before the jump).
     release_onset_speed_sw_s: float = 0.45
@@ -153,6 +158,7 @@ class TrackerParams:
     # before the jump, so the jump itself is not in it.
     hold_ref_s: float = 0.5
     hold_ref_gap_s: float = 0.1
+    hold_ref_min_frames: int = 5  # ... and at least this many frames with the hand seen (after a gap: before it)
     # Release evidence (`ReleaseWatch._release_evidence`): a hand that left the anchor by half the confirmation
     # distance is a release when the bow arm dropped with it (the bow hand falls as the string leaves: real07
     # 0.22 U, real08 0.4 U), which a hold twitch or an aiming correction does not do (bow wrist still to

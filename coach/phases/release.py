@@ -63,11 +63,16 @@ class ReleaseWatch:
         return True
 
     def _fast_steps(self, shot: OpenShot) -> tuple[bool, bool]:
-        """(the draw hand moved fast, the bow hand fell fast) from the previous frame to the newest; the bow
-        arm's fall counts only after P.bow_fall_after_s at full draw (before, the arms settle into aim)."""
+        """(the draw hand moved fast or came back into view, the bow hand fell fast) from the previous frame to the
+        newest; the bow arm's fall counts only after P.bow_fall_after_s at full draw (before, the arms settle into
+        aim)."""
         a, b, side = self._buf[-2], self._buf[-1], shot.handedness
         dt = b.t - a.t
-        hand = _dist(b.wrists(side)[1], a.wrists(side)[1]) / dt >= P.release_speed_sw_s
+        pa, pb = a.wrists(side)[1], b.wrists(side)[1]
+        # The hand seen again after frames that did not show it (someone walked in front, MediaPipe lost the
+        # archer): it may have left meanwhile, and where it is now tells (`open` measures it from the hold).
+        reappeared = np.isnan(pa[0]) and not np.isnan(pb[0])
+        hand = reappeared or _dist(pb, pa) / dt >= P.release_speed_sw_s
         settled = b.t - shot.anchor_at.t >= P.bow_fall_after_s
         bow = settled and (b.wrists(side)[0][1] - a.wrists(side)[0][1]) / dt >= P.release_speed_sw_s
         return hand, bow
@@ -152,22 +157,13 @@ class ReleaseWatch:
         return True
 
     def _hold_ref(self, shot: OpenShot, before_t: float) -> np.ndarray | None:
-        """Median draw-wrist position over the recent hold, ending at `before_t`."""
-        pts = [
-            f.wrists(shot.handedness)[1]
-            for f in self._buf
-            if f.index >= shot.anchor_at.frame and before_t - P.hold_ref_s <= f.t <= before_t
-        ]
-        pts = [p for p in pts if not np.isnan(p[0])]
+        """Median draw-wrist position over the recent hold (`_recent_hold`)."""
+        pts = [f.wrists(shot.handedness)[1] for f in self._recent_hold(shot, before_t)]
         return np.median(np.asarray(pts), axis=0) if pts else None
 
     def _back_dir(self, shot: OpenShot, before_t: float, ref: np.ndarray) -> np.ndarray | None:
         """Unit vector from the bow wrist (median over the recent hold) to the anchor position `ref`."""
-        pts = [
-            f.wrists(shot.handedness)[0]
-            for f in self._buf
-            if f.index >= shot.anchor_at.frame and before_t - P.hold_ref_s <= f.t <= before_t
-        ]
+        pts = [f.wrists(shot.handedness)[0] for f in self._recent_hold(shot, before_t)]
         pts = [p for p in pts if not np.isnan(p[0])]
         if not pts:
             return None
@@ -186,8 +182,17 @@ class ReleaseWatch:
         return float(np.percentile(np.hypot(*(pts - np.median(pts, axis=0)).T), 90))
 
     def _recent_hold(self, shot: OpenShot, before_t: float) -> list[TrackFrame]:
-        a = shot.anchor_at.frame
-        return [f for f in self._buf if f.index >= a and before_t - P.hold_ref_s <= f.t <= before_t]
+        """The frames of the hold's last P.hold_ref_s with the draw hand seen, up to `before_t` (at least
+        P.hold_ref_min_frames of them): the last stretch of it the pose saw. After a gap (someone walked in front, MediaPipe lost the archer) that is
+        the hold before the gap, not the first frames after it, which may already be the release's flight."""
+        seen = [
+            f
+            for f in self._buf
+            if f.index >= shot.anchor_at.frame and f.t <= before_t and not np.isnan(f.wrists(shot.handedness)[1][0])
+        ]
+        recent = [f for f in seen if f.t >= seen[-1].t - P.hold_ref_s]
+        # A frame or two seen in a gap may be MediaPipe reading someone else: never fewer than a few frames.
+        return recent if len(recent) >= P.hold_ref_min_frames else seen[-P.hold_ref_min_frames :]
 
     def _bow_hold(self, shot: OpenShot, before_t: float) -> tuple[np.ndarray | None, float]:
         """The bow wrist's median position over the recent hold and its vertical stray (90th percentile)."""

@@ -137,6 +137,9 @@ def place_release(
     if anchor_pos is not None:
         on = max(on, anchor_pos + 1)
     s.release_at = Mark(buf[on].index, buf[on].t)
+    way = s.cand.back if s.cand.back is not None else buf[on].raw_draw(s.handedness) - ref
+    if _unseen_before(buf, on, s.handedness, ref, way) > P.release_unseen_max_frames:
+        s.release_conf = min(s.release_conf, P.release_unseen_conf)
     s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
     s.cand = None
 
@@ -184,3 +187,16 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
             break
         jump = nxt
     return jump
+
+
+def _unseen_before(buf: Sequence[TrackFrame], on: int, handedness: str, ref: np.ndarray, way: np.ndarray) -> int:
+    """How many frames lie between buf[on] and the last frame before it that showed the draw hand not yet gone:
+    the frames between did not show it, or showed it already P.release_start_sw or more from the anchor `ref`
+    along `way` (a creep forward before the release is not gone). The release may be any of them."""
+    for j in range(on - 1, -1, -1):
+        p = buf[j].raw_draw(handedness)
+        if np.isnan(p[0]):
+            continue
+        if _dist(p, ref) < P.release_start_sw or float((p - ref) @ way) <= 0.0:
+            return buf[on].index - buf[j].index - 1
+    return buf[on].index - buf[0].index

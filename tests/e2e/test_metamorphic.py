@@ -15,7 +15,7 @@ import pytest
 
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
-from coach.results import FAULT, NOT_ASSESSABLE, SessionReport
+from coach.results import FAULT, MIN_MARK_CONFIDENCE, NOT_ASSESSABLE, SessionReport
 from coach.track_transforms import crop, half_rate, mirror, upper_body_box
 from tests.support.paths import ROOT
 
@@ -75,8 +75,9 @@ def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
     want = [s.release_frame for s in base.shots]
     got = [s.release_frame for s in moved.shots]
     assert len(got) == len(want), (want, got)
-    for w, g in zip(want, got):
-        assert abs(g - w * scale) <= 1, (want, got)
+    for w, g, m in zip(want, got, moved.shots):
+        # A release the transform hid may move if it is said uncertain (its rules are then not judged).
+        assert abs(g - w * scale) <= 1 or (m.release_confidence or 1.0) < MIN_MARK_CONFIDENCE, (want, got)
     if transform == "mirror" and base.handedness != "unknown":
         assert moved.handedness == {"right": "left", "left": "right"}[base.handedness]
     for b, m in zip(base.shots, moved.shots):
@@ -103,4 +104,4 @@ def test_video_transforms_keep_the_shot(transform: str, tmp_path: Path) -> None:
     clip = ROOT / "sample_videos" / "short_1shot.mp4"
     base = analyze_video(clip)
     moved = analyze_video(metamorphic.transform_clip(clip, tmp_path / f"{transform}.mp4", transform))
-    assert metamorphic.compare(base, moved, 0.5 if transform == "half_rate" else 1.0) == "same"
+    assert metamorphic.compare(base, moved, 0.5 if transform == "half_rate" else 1.0).startswith("same")

@@ -296,3 +296,18 @@ def test_no_offset_from_shots_that_disagree() -> None:
     off = AvOffset([0.1, -0.08, 0.02])
     assert off.seconds == 0.0
     assert AvOffset([0.1]).seconds == 0.0
+
+
+def test_an_offset_within_the_poses_own_error_is_not_assumed() -> None:
+    """Pose releases a frame off the crack on every shot (the pose knows a release to a frame either way): no
+    offset is taken off the sound, which stays exact, where a 3-frame lag is learnt."""
+    from coach.audio import AudioCues, Envelope, Onset
+
+    releases = [100, 300, 500]
+    onsets = [Onset(r / FPS + 0.5 / FPS, rise=1.5, peak=-1.0, decay=0.9, z=12.0, broadband=True) for r in releases]
+    cues = AudioCues(Envelope(np.zeros(1), 0.005, 0.0), onsets)
+    refine = cues.refiner(FPS)
+    for r in releases[:2]:
+        refine(_clear(r - 1), {})  # the pose a frame early: the crack 1.5 frames after its release frame
+    assert cues.offset.seconds == 0.0
+    assert refine(_clear(releases[2] - 1), {}).release_frame == releases[2]

@@ -1,0 +1,52 @@
+"""A release the pose did not see leave: the archer hidden (someone walked in front, MediaPipe lost them) in the
+frames before it, and found again with the hand already gone. The hold it left is the one seen before the gap,
+and the release frame, somewhere in the gap, is said to be uncertain."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coach.phases.params import P
+from coach.results import MIN_MARK_CONFIDENCE
+from tests.unit.phases.test_phases import ShotPlan, make_track, run
+
+PLAN = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+
+
+def _hidden(first: int, last: int, stranger_at: int | None = None):
+    """The one-shot track with nobody found in frames [first, last], but for a stranger read at `stranger_at`:
+    a smaller person further off, as MediaPipe reads someone walking past."""
+    track = make_track([PLAN], 260)
+    for f in track.frames:
+        if first <= f.index <= last:
+            f.landmarks = None
+    if stranger_at is not None:
+        lm = make_track([PLAN], 1).frames[0].landmarks.copy()  # standing, arms down
+        lm[:, 0] = 0.85 + (lm[:, 0] - 0.5) * 0.4
+        lm[:, 1] = 0.3 + (lm[:, 1] - 0.5) * 0.4
+        track.frames[stranger_at].landmarks = lm
+    return track
+
+
+def test_a_release_hidden_by_someone_walking_past_is_found_and_said_uncertain() -> None:
+    track = _hidden(125, PLAN.release + 1, stranger_at=140)
+    (shot,) = run(track)
+    # Somewhere in the gap, or the first frame seen after it.
+    assert 125 <= shot.release_frame <= PLAN.release + 3, shot
+    assert shot.release_confidence < MIN_MARK_CONFIDENCE, shot
+
+
+def test_a_release_seen_leaving_stays_sure() -> None:
+    # Frames missing in the hold, but not in the last P.release_unseen_max_frames before the release.
+    gap_end = PLAN.release - P.release_unseen_max_frames - 1
+    (shot,) = run(_hidden(120, gap_end))
+    assert abs(shot.release_frame - PLAN.release) <= 1, shot
+    assert shot.release_confidence >= MIN_MARK_CONFIDENCE, shot
+
+
+def test_the_stranger_is_not_the_hold_the_hand_left() -> None:
+    """The hand's anchor position is taken from the hold seen before the gap, not from the one frame a stranger
+    was read in: with the stranger's "hand" as the anchor, the archer's real hand flying back would go towards
+    the bow and be dismissed."""
+    (shot,) = run(_hidden(141, PLAN.release + 1, stranger_at=140))
+    assert np.isfinite(shot.release_frame) and 125 <= shot.release_frame <= PLAN.release + 3, shot
