@@ -31,8 +31,10 @@ from .shot import LetDown, ShotPhases, UnseenDraw
 
 @dataclass(frozen=True, slots=True)
 class ElbowShot:
-    """A shot the draw elbow told of: buffer positions of its full draw and release, and how sure each is."""
+    """A shot the draw elbow told of: buffer positions of its draw start (None: not seen), full draw and release,
+    and how sure each is."""
 
+    draw_i: int | None
     anchor_i: int
     anchor_conf: float  # P.elbow_anchor_conf when the elbow was seen arriving, else 0 (at full draw by then)
     release_i: int
@@ -86,6 +88,25 @@ def _elbow_anchor(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> tup
             arrived = any(not np.isnan(buf[j].draw_elbow(side)[0]) and not _drawn(buf[j], side) for j in range(lo, run))
             return run, P.elbow_anchor_conf if arrived else 0.0
     return None
+
+
+def _elbow_draw_start(buf: Sequence[TrackFrame], lo: int, anchor_i: int, side: str) -> int | None:
+    """Where the draw began, from the elbow: walked back from the last position before the anchor where it was
+    still in front of the draw shoulder or below it (the hand on the string at the set) over the frames it was
+    still moving (P.raise_onset_speed_sw_s); None if it was not seen there."""
+    k = anchor_i - 1
+    while k >= lo and (np.isnan(buf[k].draw_elbow(side)[0]) or _drawn(buf[k], side)):
+        k -= 1
+    if k < lo:
+        return None
+    while k > lo and _speed(buf, k - 1, side) > P.raise_onset_speed_sw_s:
+        k -= 1
+    return k
+
+
+def _speed(buf: Sequence[TrackFrame], i: int, side: str) -> float:
+    """How fast the draw elbow moves relative to the draw shoulder at buf[i] (U/s, smoothed)."""
+    return math.hypot(_rate(buf, i, lambda f: f.draw_elbow(side)[0]), _rate(buf, i, lambda f: f.draw_elbow(side)[1]))
 
 
 def _forward_down_speed(buf: Sequence[TrackFrame], k: int, side: str, back: np.ndarray) -> float:
@@ -196,7 +217,8 @@ def elbow_shot(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> ElbowS
     evidence = ("draw_elbow",)
     if _bow_fell(buf, anchor_i, k, side):
         evidence += ("bow_arm",)
-    return ElbowShot(anchor_i, anchor_conf, k, conf, evidence)
+    draw_i = _elbow_draw_start(buf, lo, anchor_i, side) if anchor_conf > 0 else None
+    return ElbowShot(draw_i, anchor_i, anchor_conf, k, conf, evidence)
 
 
 def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot) -> bool:
@@ -218,7 +240,8 @@ def stand_in(buf: Sequence[TrackFrame], raised: UnseenDraw, side: str, index: in
     the string's sound can tell, heard.py); or None (the elbow tells nothing: an unseen draw).
 
     The raise is where the bow arm was first seen up (its start was before: P.elbow_raise_conf), the draw start
-    unknown (0), the anchor and release from the elbow, none of them sure."""
+    where the elbow left the set when it was seen there (else unknown: 0), the anchor and release from the elbow,
+    none of them sure."""
     lo, hi = find(buf, raised.first_frame), find(buf, raised.last_frame)
     if hi is None:
         return None
@@ -227,16 +250,19 @@ def stand_in(buf: Sequence[TrackFrame], raised: UnseenDraw, side: str, index: in
     if found is None:
         return None
     end = max(hi, found.release_i)
+    draw_i = lo if found.draw_i is None else found.draw_i
+    raise_i = min(lo, draw_i)
     times = {g.index: g.t for g in buf}
-    marks = (buf[lo].index, buf[lo].index, buf[found.anchor_i].index, buf[found.release_i].index, buf[end].index)
+    marks = (buf[raise_i].index, buf[draw_i].index, buf[found.anchor_i].index, buf[found.release_i].index)
+    draw_conf = 0.0 if found.draw_i is None else P.elbow_anchor_conf
     sp = ShotPhases.on_marks(
         index,
-        marks,
+        (*marks, buf[end].index),
         times.get,
         side,
         release_confidence=found.release_conf,
         release_evidence=found.evidence,
-        marks_confidence={"raise_start": P.elbow_raise_conf, "draw_start": 0.0, "anchor": found.anchor_conf},
+        marks_confidence={"raise_start": P.elbow_raise_conf, "draw_start": draw_conf, "anchor": found.anchor_conf},
     )
     if _same_archer_after(buf, found):
         return sp

@@ -142,12 +142,21 @@ def test_from_behind_the_draw_elbow_finds_the_shot(mode: str) -> None:
     plan = Plan()
     (shot,), tracker = run(make_track(plan), mode)
     assert abs(shot.release_frame - plan.release) <= 1, shot
-    assert abs(shot.anchor_frame - plan.anchor) <= 8, shot
+    assert abs(shot.anchor_frame - plan.anchor) <= 8 and abs(shot.draw_start_frame - plan.draw_start) <= 8, shot
     assert shot.release_evidence[0] == "draw_elbow" and shot.release_source == "pose"
     # Found from the elbow alone: no mark is sure, so no rule rests on them (the hand was never seen).
     assert shot.release_confidence < MIN_MARK_CONFIDENCE
     assert all(shot.marks_confidence[m] < MIN_MARK_CONFIDENCE for m in ("raise_start", "draw_start", "anchor"))
     assert tracker.unseen_draws == [] and tracker.let_downs == []
+
+
+def test_the_elbow_tells_the_handedness_when_no_hand_does() -> None:
+    """No handedness given and the draw hand never seen: the side whose elbow stands in for a hidden hand draws
+    (the other side's wrist, the bow hand, is in view, so it cannot stand in)."""
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(make_track(Plan())) for s in tracker.push(b).completed] + tracker.finish()
+    (shot,) = shots
+    assert shot.handedness == tracker.handedness == "right" and abs(shot.release_frame - Plan().release) <= 1
 
 
 def test_a_twitch_of_the_elbow_in_the_hold_is_not_the_release() -> None:
