@@ -1,10 +1,12 @@
 """The phases of one shot (rules brief, "Phases of one shot"), found in a stream of Body frames.
 
-    tracker.py   PhaseTracker: the state machine (seek → hold → candidate → follow-through), track_shots
+    tracker.py   PhaseTracker: the state machine (seek → hold → candidate → follow-through)
+    whole.py     a whole recording through it: track_shots, detect_handedness
     frames.py    what is kept of each frame (body-relative points in U) and the geometry on them
     lookback.py  the raise and the draw start, walked back from the anchor
     anchor.py    where full draw was reached, and how sure the anchor and the draw start are
     release.py   the release: opened by a jump of the draw hand, confirmed by fused evidence
+    release_onset.py  where a confirmed release is: its frame on the raw points, and whether the hand stayed
     heard.py     a shot the pose did not see (the draw hand hidden) whose release the string's sound times
     elbow.py     the draw elbow standing in for a draw hand hidden behind the head (behind views)
     state.py     the open shot, its marks and the release evidence (typed)
@@ -32,7 +34,8 @@ from .shot import (
     phase_windows,
 )
 from .state import ReleaseEvidence
-from .tracker import PhaseTracker, detect_handedness, track_shots
+from .tracker import PhaseTracker
+from .whole import detect_handedness, track_shots
 
 __all__ = [
     "Hear",

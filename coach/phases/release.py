@@ -1,6 +1,6 @@
 """The release: a jump of the draw hand in the hold opens a candidate (`ReleaseWatch.open`); the frames after
 it confirm or dismiss it from several signals, each with its own weight (`ReleaseEvidence`); the release frame is
-then found on the raw points, walking back from the jump to its first fast step (`_release_onset`).
+then placed on the raw points (coach/phases/release_onset.py).
 
 No single signal holds across views and styles: a Mediterranean release sends the hand far back, a thumb
 release or a close face-on view moves it 0.2 U while the bow arm drops; a hold twitch moves the hand and
@@ -11,96 +11,14 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from .frames import TrackFrame, _ahead, _dist, _nan_low, _span, find
+from .frames import TrackFrame, _ahead, _dist, _span, find
 from .params import P
-from .state import Candidate, Mark, OpenShot, ReleaseEvidence
-
-
-def _hand_stayed(buf: Sequence[TrackFrame], on: int, side: str, hold_span: float) -> bool:
-    """From buf[on] to now the span grew less than P.hand_stayed_sw over the hold's (`hold_span`; else the
-    frame before buf[on]), with the draw hand seen through the later half of that time: seen staying, not
-    lost as it flew back (that tells nothing)."""
-    before = hold_span if not math.isnan(hold_span) else _span(buf[on - 1]) if on > 0 else math.nan
-    if math.isnan(before):
-        return False
-    window = [buf[k] for k in range(on, len(buf))]
-    t_mid = (window[0].t + window[-1].t) / 2
-    late = [g for g in window if g.t >= t_mid]
-    seen = sum(not np.isnan(g.wrists(side)[1][0]) for g in late)
-    if 2 * seen < len(late):
-        return False
-    return max((_span(g) - before for g in window), key=_nan_low) < P.hand_stayed_sw
-
-
-def _raw_hold_speed(buf: Sequence[TrackFrame], lo_t: float, hi_t: float, handedness: str) -> float:
-    """Median frame-to-frame speed of the raw draw wrist between lo_t and hi_t: the hold's own jitter."""
-    v = []
-    for i in range(len(buf) - 1, 0, -1):
-        b, a = buf[i], buf[i - 1]
-        if b.t > hi_t:
-            continue
-        if a.t < lo_t:
-            break
-        pa, pb = a.raw_draw(handedness), b.raw_draw(handedness)
-        if not (np.isnan(pa[0]) or np.isnan(pb[0])) and b.t > a.t:
-            v.append(_dist(pa, pb) / (b.t - a.t))
-    return float(np.median(v)) if v else 0.0
-
-
-def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref: np.ndarray, min_speed: float) -> int:
-    """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
-    earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
-    onset = i = jump_i
-    t_jump = buf[jump_i].t
-    # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
-    # release moves it along one direction.
-    way = buf[jump_i].raw_draw(handedness) - ref
-    min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
-    while i > 0 and t_jump - buf[i - 1].t <= P.release_onset_back_s + 1e-6:
-        a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
-        dt = buf[i].t - buf[i - 1].t
-        if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
-            break
-        step = b - a
-        if math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
-            break
-        onset = i
-        i -= 1
-    return onset
-
-
-def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min_speed: float) -> int:
-    """The first frame the bow wrist fell at the release: from its fastest fall (raw points) between the
-    candidate and now, walked back over steps that all fall faster than `min_speed`, no further back than
-    P.release_onset_back_s before the candidate."""
-
-    def fall(i: int) -> float:
-        a, b = buf[i - 1].raw_bow(handedness), buf[i].raw_bow(handedness)
-        dt = buf[i].t - buf[i - 1].t
-        return (b[1] - a[1]) / dt if dt > 0 and not (np.isnan(a[1]) or np.isnan(b[1])) else -math.inf
-
-    i = max(range(max(cand_i, 1), len(buf)), key=fall, default=cand_i)
-    while i > 1 and buf[cand_i].t - buf[i - 1].t <= P.release_onset_back_s + 1e-6 and fall(i - 1) > min_speed:
-        i -= 1
-    return i - 1 if fall(i) > min_speed else i
-
-
-def _peak_step_speed(buf: Sequence[TrackFrame], jump_i: int, handedness: str) -> float:
-    """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to P.release_onset_back_s later."""
-    peak = 0.0
-    k = jump_i + 1
-    while k < len(buf) and buf[k].t - buf[jump_i].t <= P.release_onset_back_s + 1e-6:
-        a, b = buf[k - 1].raw_draw(handedness), buf[k].raw_draw(handedness)
-        dt = buf[k].t - buf[k - 1].t
-        if not (np.isnan(a[0]) or np.isnan(b[0])) and dt > 0:
-            peak = max(peak, _dist(a, b) / dt)
-        k += 1
-    return peak
+from .release_onset import place_release
+from .state import Candidate, OpenShot, ReleaseEvidence
 
 
 class ReleaseWatch:
@@ -185,7 +103,7 @@ class ReleaseWatch:
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
         if ev.released and self._went_back(shot, away):
-            self._accept_release(shot, ds, thr, ev)
+            place_release(self._buf, shot, ds, thr, ev)
             return True
         if not shot.cand.moved_on and self._leaving_fast(shot):
             # A twitch comes back; this window ended with the hand leaving. The candidate opened early (on the
@@ -230,7 +148,7 @@ class ReleaseWatch:
         away = [i for i, d in ds if d >= shot.cand.confirm_sw / 2]
         if not (self._candidate_moving_away(shot) or (ev.released and self._went_back(shot, away))):
             return False
-        self._accept_release(shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
+        place_release(self._buf, shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
         return True
 
     def _hold_ref(self, shot: OpenShot, before_t: float) -> np.ndarray | None:
@@ -337,16 +255,6 @@ class ReleaseWatch:
             away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
         return float(np.median(away)) > (P.release_back_by_bow_min_cos if c.by_bow else P.release_back_min_cos)
 
-    def _in_front(self, shot: OpenShot, i: int) -> bool:
-        """The hand at buf[i] is off the anchor towards the bow hand (within 60 deg of straight forward): a
-        creep before the release or a let-down, which a release, going back, has to pass the anchor to leave."""
-        c = shot.cand
-        p = self._buf[i].wrists(shot.handedness)[1]
-        d = _dist(p, c.ref)
-        if c.back is None or np.isnan(p[0]) or d == 0:
-            return False
-        return float((p - c.ref) @ c.back) / d < P.release_back_min_cos
-
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was
         still leaving the anchor at the last frame."""
@@ -362,62 +270,3 @@ class ReleaseWatch:
         return (
             len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= P.release_end_min_sw and self._went_back(shot, [cd[-1][0]])
         )
-
-    def _accept_release(
-        self, shot: OpenShot, ds: list[tuple[int, float]], thr: float, ev: ReleaseEvidence, min_conf: float = 0.0
-    ) -> None:
-        s = shot
-        s.evidence = ev
-        s.release_conf = max(ev.confidence, min_conf)
-        # Over the whole hold: MediaPipe may misread the last moments of it (clean_rh_3shots, 0.7 s before shot 3).
-        hold = [g.sw_px for g in self._buf if s.anchor_at.frame <= g.index and g.t < s.cand.t]
-        hold = [w for w in hold if not math.isnan(w)]
-        s.hold_sw_px = float(np.median(hold)) if hold else math.nan
-        ref = s.cand.ref
-        # The jump: from here on the hand stays away from the anchor. Candidates fire on hold twitches too,
-        # so the release may come a little after the frame that opened the window.
-        # A frame or two of garbage at the end (MediaPipe mirrors the body as the hand flies out of view,
-        # placing it back near the face) is not the hand coming back.
-        n_back = 0
-        while n_back < len(ds) and ds[-1 - n_back][1] < thr / 2:
-            n_back += 1
-        if 0 < n_back <= P.release_end_glitch_frames and n_back < len(ds):
-            ds = ds[:-n_back]
-        # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
-        # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
-        jump = ds[-1][0]
-        near_run = 0
-        for i, d in reversed(ds):
-            if d < thr / 2:
-                near_run += 1
-                if near_run >= P.release_near_run_frames:
-                    break
-                continue
-            near_run = 0
-            jump = i
-        # The run may begin with the hand in front of the anchor: a creep forward just before the release
-        # (fault_release at 15 fps, where no frame catches the hand passing back through the anchor). The
-        # release begins where it first went back.
-        run = [i for i, _ in ds if i >= jump]
-        for i, nxt in zip(run, run[1:]):
-            if not self._in_front(shot, i):
-                break
-            jump = nxt
-        buf = self._buf
-        # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
-        t_c = s.cand.t
-        lo = max(s.anchor_at.t, t_c - P.hold_jitter_s)
-        jitter = _raw_hold_speed(buf, lo, t_c - P.hold_ref_gap_s, shot.handedness)
-        min_speed = max(P.release_onset_speed_sw_s, P.release_onset_jitter_factor * jitter)
-        on = _release_onset(buf, jump, shot.handedness, ref, min_speed)
-        if s.cand.by_bow and ev.bow_arm >= 1.0:
-            # The hand gave no clear jump (a thumb release springs back slowly): the string leaving moved both
-            # arms, and the bow arm's fall began at the release. Where the hand did jump, that is the release
-            # (a bow arm sagging in the last moments of the hold, real08, is not).
-            on = min(on, _bow_drop_onset(buf, find(buf, s.cand.index), shot.handedness, min_speed))
-        anchor_pos = find(self._buf, s.anchor_at.frame)
-        if anchor_pos is not None:
-            on = max(on, anchor_pos + 1)
-        s.release_at = Mark(buf[on].index, buf[on].t)
-        s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
-        s.cand = None

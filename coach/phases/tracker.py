@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
 
 import numpy as np
 
@@ -409,23 +408,3 @@ class PhaseTracker:
         if self._state is TrackerState.CANDIDATE:
             return Phase.RELEASE
         return Phase.RELEASE if f.t - s.release_at.t < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
-
-
-def detect_handedness(bodies: Iterable[Body]) -> str | None:
-    """'right' or 'left' from which hand goes to the face at anchor (the other arm extended); None if no
-    anchor is ever seen. Feet are never used: stance says nothing reliable about the bow hand."""
-    tracker = PhaseTracker()
-    for b in bodies:
-        tracker.push(b)
-        if tracker.handedness is not None:
-            return tracker.handedness
-    return None
-
-
-def track_shots(bodies: Iterable[Body], handedness: str | None = None) -> list[ShotPhases]:
-    """Every shot of a whole recording (re-analysis and tests)."""
-    tracker = PhaseTracker(handedness)
-    out: list[ShotPhases] = []
-    for b in bodies:
-        out += tracker.push(b).completed
-    return out + tracker.finish()

@@ -1,0 +1,186 @@
+"""Where a confirmed release is (`place_release`): the frame the draw hand left the anchor, found on the raw
+points, and whether the hand stayed at the face after it.
+
+The candidate that opened the confirmation window fires on hold twitches too, so the release may come a little
+after it; and the smoothed points lag the raw ones. So the window is walked to the jump (the start of its last
+run away from the anchor: a lone near frame inside it is MediaPipe throwing the hand, a creep forward just before
+it is passed), then back on the raw points to the first fast step away (`_release_onset`). A thumb release that
+gave no clear jump is placed where the bow arm began to fall (`_bow_drop_onset`). Whether a window confirms a
+release is release.py's; this module only places one."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .frames import TrackFrame, _dist, _nan_low, _span, find
+from .params import P
+from .state import Mark, OpenShot, ReleaseEvidence
+
+
+def _hand_stayed(buf: Sequence[TrackFrame], on: int, side: str, hold_span: float) -> bool:
+    """From buf[on] to now the span grew less than P.hand_stayed_sw over the hold's (`hold_span`; else the
+    frame before buf[on]), with the draw hand seen through the later half of that time: seen staying, not
+    lost as it flew back (that tells nothing)."""
+    before = hold_span if not math.isnan(hold_span) else _span(buf[on - 1]) if on > 0 else math.nan
+    if math.isnan(before):
+        return False
+    window = [buf[k] for k in range(on, len(buf))]
+    t_mid = (window[0].t + window[-1].t) / 2
+    late = [g for g in window if g.t >= t_mid]
+    seen = sum(not np.isnan(g.wrists(side)[1][0]) for g in late)
+    if 2 * seen < len(late):
+        return False
+    return max((_span(g) - before for g in window), key=_nan_low) < P.hand_stayed_sw
+
+
+def _raw_hold_speed(buf: Sequence[TrackFrame], lo_t: float, hi_t: float, handedness: str) -> float:
+    """Median frame-to-frame speed of the raw draw wrist between lo_t and hi_t: the hold's own jitter."""
+    v = []
+    for i in range(len(buf) - 1, 0, -1):
+        b, a = buf[i], buf[i - 1]
+        if b.t > hi_t:
+            continue
+        if a.t < lo_t:
+            break
+        pa, pb = a.raw_draw(handedness), b.raw_draw(handedness)
+        if not (np.isnan(pa[0]) or np.isnan(pb[0])) and b.t > a.t:
+            v.append(_dist(pa, pb) / (b.t - a.t))
+    return float(np.median(v)) if v else 0.0
+
+
+def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref: np.ndarray, min_speed: float) -> int:
+    """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
+    earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
+    onset = i = jump_i
+    t_jump = buf[jump_i].t
+    # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
+    # release moves it along one direction.
+    way = buf[jump_i].raw_draw(handedness) - ref
+    min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
+    while i > 0 and t_jump - buf[i - 1].t <= P.release_onset_back_s + 1e-6:
+        a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
+        dt = buf[i].t - buf[i - 1].t
+        if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
+            break
+        step = b - a
+        if math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
+            break
+        onset = i
+        i -= 1
+    return onset
+
+
+def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min_speed: float) -> int:
+    """The first frame the bow wrist fell at the release: from its fastest fall (raw points) between the
+    candidate and now, walked back over steps that all fall faster than `min_speed`, no further back than
+    P.release_onset_back_s before the candidate."""
+
+    def fall(i: int) -> float:
+        a, b = buf[i - 1].raw_bow(handedness), buf[i].raw_bow(handedness)
+        dt = buf[i].t - buf[i - 1].t
+        return (b[1] - a[1]) / dt if dt > 0 and not (np.isnan(a[1]) or np.isnan(b[1])) else -math.inf
+
+    i = max(range(max(cand_i, 1), len(buf)), key=fall, default=cand_i)
+    while i > 1 and buf[cand_i].t - buf[i - 1].t <= P.release_onset_back_s + 1e-6 and fall(i - 1) > min_speed:
+        i -= 1
+    return i - 1 if fall(i) > min_speed else i
+
+
+def _peak_step_speed(buf: Sequence[TrackFrame], jump_i: int, handedness: str) -> float:
+    """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to P.release_onset_back_s later."""
+    peak = 0.0
+    k = jump_i + 1
+    while k < len(buf) and buf[k].t - buf[jump_i].t <= P.release_onset_back_s + 1e-6:
+        a, b = buf[k - 1].raw_draw(handedness), buf[k].raw_draw(handedness)
+        dt = buf[k].t - buf[k - 1].t
+        if not (np.isnan(a[0]) or np.isnan(b[0])) and dt > 0:
+            peak = max(peak, _dist(a, b) / dt)
+        k += 1
+    return peak
+
+
+def place_release(
+    buf: Sequence[TrackFrame],
+    shot: OpenShot,
+    ds: list[tuple[int, float]],
+    thr: float,
+    ev: ReleaseEvidence,
+    min_conf: float = 0.0,
+) -> None:
+    """Put the confirmed release on `shot`: its frame, confidence and evidence, the hold's scale, and whether
+    the hand stayed. `ds`: (buffer position, distance from the anchor) over the confirmation window; `thr`: the
+    distance that confirms."""
+    s = shot
+    s.evidence = ev
+    s.release_conf = max(ev.confidence, min_conf)
+    # Over the whole hold: MediaPipe may misread the last moments of it (clean_rh_3shots, 0.7 s before shot 3).
+    hold = [g.sw_px for g in buf if s.anchor_at.frame <= g.index and g.t < s.cand.t]
+    hold = [w for w in hold if not math.isnan(w)]
+    s.hold_sw_px = float(np.median(hold)) if hold else math.nan
+    ref = s.cand.ref
+    jump = _jump(buf, shot, ds, thr)
+    # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
+    t_c = s.cand.t
+    lo = max(s.anchor_at.t, t_c - P.hold_jitter_s)
+    jitter = _raw_hold_speed(buf, lo, t_c - P.hold_ref_gap_s, shot.handedness)
+    min_speed = max(P.release_onset_speed_sw_s, P.release_onset_jitter_factor * jitter)
+    on = _release_onset(buf, jump, shot.handedness, ref, min_speed)
+    if s.cand.by_bow and ev.bow_arm >= 1.0:
+        # The hand gave no clear jump (a thumb release springs back slowly): the string leaving moved both
+        # arms, and the bow arm's fall began at the release. Where the hand did jump, that is the release
+        # (a bow arm sagging in the last moments of the hold, real08, is not).
+        on = min(on, _bow_drop_onset(buf, find(buf, s.cand.index), shot.handedness, min_speed))
+    anchor_pos = find(buf, s.anchor_at.frame)
+    if anchor_pos is not None:
+        on = max(on, anchor_pos + 1)
+    s.release_at = Mark(buf[on].index, buf[on].t)
+    s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
+    s.cand = None
+
+
+def _in_front(buf: Sequence[TrackFrame], shot: OpenShot, i: int) -> bool:
+    """The hand at buf[i] is off the anchor towards the bow hand (within 60 deg of straight forward): a
+    creep before the release or a let-down, which a release, going back, has to pass the anchor to leave."""
+    c = shot.cand
+    p = buf[i].wrists(shot.handedness)[1]
+    d = _dist(p, c.ref)
+    if c.back is None or np.isnan(p[0]) or d == 0:
+        return False
+    return float((p - c.ref) @ c.back) / d < P.release_back_min_cos
+
+
+def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]], thr: float) -> int:
+    """The buffer position where the hand left the anchor for good: from here on it stays away."""
+    # Candidates fire on hold twitches too,
+    # so the release may come a little after the frame that opened the window.
+    # A frame or two of garbage at the end (MediaPipe mirrors the body as the hand flies out of view,
+    # placing it back near the face) is not the hand coming back.
+    n_back = 0
+    while n_back < len(ds) and ds[-1 - n_back][1] < thr / 2:
+        n_back += 1
+    if 0 < n_back <= P.release_end_glitch_frames and n_back < len(ds):
+        ds = ds[:-n_back]
+    # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
+    # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
+    jump = ds[-1][0]
+    near_run = 0
+    for i, d in reversed(ds):
+        if d < thr / 2:
+            near_run += 1
+            if near_run >= P.release_near_run_frames:
+                break
+            continue
+        near_run = 0
+        jump = i
+    # The run may begin with the hand in front of the anchor: a creep forward just before the release
+    # (fault_release at 15 fps, where no frame catches the hand passing back through the anchor). The
+    # release begins where it first went back.
+    run = [i for i, _ in ds if i >= jump]
+    for i, nxt in zip(run, run[1:]):
+        if not _in_front(buf, shot, i):
+            break
+        jump = nxt
+    return jump
