@@ -233,9 +233,12 @@ def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot) -> bool:
     return any(abs(g.sw_px / w - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
 
 
-def stand_in(buf: Sequence[TrackFrame], raised: UnseenDraw, side: str, index: int) -> ShotPhases | LetDown | None:
+def stand_in(
+    buf: Sequence[TrackFrame], raised: UnseenDraw, sides: tuple[str, ...], index: int
+) -> ShotPhases | LetDown | None:
     """What the draw elbow tells of a bow arm raised and held with no anchor seen from the hand (`raised`, the
-    tracker's unseen draw, with the frames after it in `buf`): a shot; a full draw the picture lost right after
+    tracker's unseen draw, with the frames after it in `buf`), for the first of `sides` (the archer's handedness,
+    or both when unknown: a side whose draw wrist is in view, the bow hand, is no stand-in) it tells of: a shot; a full draw the picture lost right after
     the elbow's release (`LetDown` "view_lost" carrying the shot: an edit's cut looks the same, real10, so only
     the string's sound can tell, heard.py); or None (the elbow tells nothing: an unseen draw).
 
@@ -246,7 +249,7 @@ def stand_in(buf: Sequence[TrackFrame], raised: UnseenDraw, side: str, index: in
     if hi is None:
         return None
     lo = 0 if lo is None else lo
-    found = elbow_shot(buf, lo, hi, side)
+    side, found = next(((d, e) for d in sides if (e := elbow_shot(buf, lo, hi, d)) is not None), ("", None))
     if found is None:
         return None
     end = max(hi, found.release_i)

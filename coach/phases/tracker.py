@@ -181,17 +181,12 @@ class PhaseTracker:
     def _elbow_stand_in(self, draw: UnseenDraw) -> bool:
         """The draw elbow stands in for the hidden draw hand (`elbow.stand_in`, behind views): a shot, or a full
         draw the picture lost at its release; False when it tells nothing."""
-        buf = list(self._buf)
-        # Unknown handedness: a side whose draw wrist shows is no stand-in, so the wrong side tells nothing.
-        out = next((o for side in self._sides() if (o := stand_in(buf, draw, side, self._shots)) is not None), None)
+        out = stand_in(list(self._buf), draw, self._sides(), self._shots)
         if out is None:
             return False
-        sp = out.shot if isinstance(out, LetDown) else out
-        self.handedness = self.handedness or sp.handedness
-        if isinstance(out, LetDown):
-            self.let_downs.append(out)
-        else:
-            self._elbow_done.append(out)
+        lost = isinstance(out, LetDown)
+        self.handedness = self.handedness or (out.shot if lost else out).handedness
+        (self.let_downs if lost else self._elbow_done).append(out)
         self._shots += 1
         self._floor_index = max(self._floor_index, out.end_frame)
         self._watching = False
