@@ -237,10 +237,11 @@ def stand_in(
     buf: Sequence[TrackFrame], raised: UnseenDraw, sides: tuple[str, ...], index: int
 ) -> ShotPhases | LetDown | None:
     """What the draw elbow tells of a bow arm raised and held with no anchor seen from the hand (`raised`, the
-    tracker's unseen draw, with the frames after it in `buf`), for the first of `sides` (the archer's handedness,
-    or both when unknown: a side whose draw wrist is in view, the bow hand, is no stand-in) it tells of: a shot; a full draw the picture lost right after
-    the elbow's release (`LetDown` "view_lost" carrying the shot: an edit's cut looks the same, real10, so only
-    the string's sound can tell, heard.py); or None (the elbow tells nothing: an unseen draw).
+    tracker's unseen draw, with the frames after it in `buf`), for the first of `sides` it tells of (the archer's
+    handedness, or both when unknown: a side whose draw wrist is in view, the bow hand, is no stand-in): a shot;
+    a full draw the picture lost right after the elbow's release (`LetDown` "view_lost" carrying the shot: an
+    edit's cut looks the same, real10, so only the string's sound can tell, heard.py); or None (the elbow tells
+    nothing: an unseen draw).
 
     The raise is where the bow arm was first seen up (its start was before: P.elbow_raise_conf), the draw start
     where the elbow left the set when it was seen there (else unknown: 0), the anchor and release from the elbow,
