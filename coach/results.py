@@ -85,6 +85,7 @@ def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidenc
 
 _EVIDENCE_NAMES = {
     "draw_hand": "draw hand 拉弦手",
+    "draw_elbow": "draw elbow 拉弦肘",  # standing in for a draw hand hidden behind the head (coach/phases/elbow.py)
     "bow_arm": "bow arm 弓臂",
     "span": "span 兩手距",
     "sound": "sound 弦聲",

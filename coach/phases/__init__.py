@@ -8,6 +8,7 @@
     release.py   the release: opened by a jump of the draw hand, confirmed by fused evidence
     release_onset.py  where a confirmed release is: its frame on the raw points, and whether the hand stayed
     heard.py     a shot the pose did not see (the draw hand hidden) whose release the string's sound times
+    elbow.py     the draw elbow standing in for a draw hand hidden behind the head (behind views)
     state.py     the open shot, its marks and the release evidence (typed)
     shot.py      what is handed out: ShotPhases, LetDown, and the one definition of the phase windows
     params.py    every threshold, in one dataclass, each with where its value comes from

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from .params import P
 
 L_WRIST, R_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
 L_HIP, R_HIP = INDEX["left_hip"], INDEX["right_hip"]
+L_ELBOW, R_ELBOW = INDEX["left_elbow"], INDEX["right_elbow"]
 # Where the draw hand may anchor: the nose for an under-chin anchor; the mouth corners and ears for a side
 # anchor with the head turned to the target (the nose then points away from the draw hand).
 FACE_POINTS = [NOSE, INDEX["mouth_left"], INDEX["mouth_right"], INDEX["left_ear"], INDEX["right_ear"]]
@@ -34,6 +35,13 @@ class TrackFrame:
     raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
     raw_rw: np.ndarray
     sw_px: float = math.nan  # this frame's own shoulder width in pixels (raw): a cut or a new scene changes it
+    # The elbows, each relative to its own shoulder (U), smoothed and raw, and the shoulder line (right minus left
+    # shoulder, U): the draw elbow stands in for a draw hand hidden behind the head (`elbow.py`, behind views).
+    le: np.ndarray = field(default_factory=lambda: _NAN2)
+    re: np.ndarray = field(default_factory=lambda: _NAN2)
+    raw_le: np.ndarray = field(default_factory=lambda: _NAN2)
+    raw_re: np.ndarray = field(default_factory=lambda: _NAN2)
+    sh: np.ndarray = field(default_factory=lambda: _NAN2)
 
     def wrists(self, handedness: str) -> tuple[np.ndarray, np.ndarray]:
         """(bow, draw) wrists: a right-handed archer holds the bow in the left hand."""
@@ -44,6 +52,17 @@ class TrackFrame:
 
     def raw_bow(self, handedness: str) -> np.ndarray:
         return self.raw_lw if handedness == "right" else self.raw_rw
+
+    def draw_elbow(self, handedness: str) -> np.ndarray:
+        """The draw elbow relative to the draw shoulder (U, smoothed; NaN where MediaPipe doubts it)."""
+        return self.re if handedness == "right" else self.le
+
+    def raw_draw_elbow(self, handedness: str) -> np.ndarray:
+        return self.raw_re if handedness == "right" else self.raw_le
+
+    def draw_shoulder(self, handedness: str) -> np.ndarray:
+        """The draw shoulder relative to the shoulder midpoint (U)."""
+        return self.sh * (0.5 if handedness == "right" else -0.5)
 
 
 def _unit(body: Body) -> float:
@@ -61,6 +80,10 @@ _NAN2 = np.full(2, np.nan)
 _NAN_FACE = np.full((len(FACE_POINTS), 2), np.nan)
 
 
+# Per side, the elbow and its shoulder: `_frame` takes each elbow relative to its own shoulder.
+_ELBOWS, _ELBOW_SHOULDERS = [L_ELBOW, R_ELBOW], [LEFT_SHOULDER, RIGHT_SHOULDER]
+
+
 def _frame(body: Body) -> TrackFrame | None:
     u = _unit(body)
     xy = body.xy
@@ -68,18 +91,36 @@ def _frame(body: Body) -> TrackFrame | None:
     if math.isnan(u) or u <= 0 or np.isnan(origin).any():
         return None
     rel = (xy[[L_WRIST, R_WRIST, *FACE_POINTS]] - origin) / u
+    elbows = (xy[_ELBOWS] - xy[_ELBOW_SHOULDERS]) / u
     if body.raw_xy is not None:
         raw = body.raw_xy
         raw_origin = (raw[LEFT_SHOULDER] + raw[RIGHT_SHOULDER]) * 0.5
         if np.isnan(raw_origin).any():
             raw_origin = origin
         raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
+        raw_elbows = (raw[_ELBOWS] - raw[_ELBOW_SHOULDERS]) / u
         sw_px = float(np.hypot(*(raw[LEFT_SHOULDER] - raw[RIGHT_SHOULDER])))
     else:
-        raw_rel = rel[:2]
+        raw_rel, raw_elbows = rel[:2], elbows
         sw_px = float(np.hypot(*(xy[LEFT_SHOULDER] - xy[RIGHT_SHOULDER])))
     t = body.t_ms / 1000.0
-    return TrackFrame(body.index, t, rel[0], rel[1], rel[2], rel[2:], raw_rel[0], raw_rel[1], sw_px)
+    sh = (xy[RIGHT_SHOULDER] - xy[LEFT_SHOULDER]) / u
+    return TrackFrame(
+        body.index,
+        t,
+        rel[0],
+        rel[1],
+        rel[2],
+        rel[2:],
+        raw_rel[0],
+        raw_rel[1],
+        sw_px,
+        elbows[0],
+        elbows[1],
+        raw_elbows[0],
+        raw_elbows[1],
+        sh,
+    )
 
 
 def _dist(a: np.ndarray, b: np.ndarray) -> float:

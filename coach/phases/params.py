@@ -193,6 +193,29 @@ class TrackerParams:
 
     buffer_max_frames: int = 1024  # cap for absurd frame rates; 8 s at 120 fps
 
+    # --- the draw elbow standing in for a hidden draw hand (elbow.py): seen from behind, the draw hand is behind
+    # the head for the whole shot (real06: wrist visibility 0.06-0.25) while the draw elbow shows (0.5-0.66).
+    # At full draw the elbow is drawn back level with the arrow: no further in front of the draw shoulder, towards
+    # the bow hand, than this (real06 0.2-0.5 U behind it; face-on archers 0.3-1 U behind), and no lower below
+    # it than this (an arm hanging at rest puts it ~1 U below, a full draw about level: real06 0.1 U above).
+    elbow_ahead_max_sw: float = 0.3
+    elbow_below_max_sw: float = 0.5
+    # The release: the elbow's sudden move forward (towards the bow hand) or down, relative to the draw shoulder.
+    # The hand leaves at 8-10 U/s; the elbow, nearer the shoulder it turns about, at about half that (real06:
+    # 8.7 U/s, 0.29 U in one frame). Aiming, a sagging arm and a let-down move it under 1 U/s; expansion through
+    # the clicker moves it back (away from the bow), which never counts. Also this many times the hold's own
+    # raw frame-to-frame jitter.
+    elbow_release_speed_sw_s: float = 3.0
+    elbow_jitter_factor: float = 4.0
+    # ... and it does not come back: later in P.release_confirm_s it is still this far from where it left, or the
+    # picture lost the archer (a phone swung away to follow the arrow, real06), or the elbow hid behind the body.
+    elbow_confirm_sw: float = 0.1
+    # How sure marks found from the elbow alone are: never sure (results.MIN_MARK_CONFIDENCE), the hand unseen.
+    elbow_anchor_conf: float = 0.3  # the elbow seen arriving at full draw (else 0: only "at full draw by then")
+    elbow_release_conf: float = 0.45  # the elbow stayed away after its jump
+    elbow_release_lost_conf: float = 0.35  # the picture lost the archer right after the jump
+    elbow_raise_conf: float = 0.3  # the raise: where the bow arm was first seen up (its start was before)
+
     @property
     def buffer_s(self) -> float:
         """How much of the past the tracker keeps: the look-back plus room for the hold's statistics."""

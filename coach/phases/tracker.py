@@ -15,6 +15,7 @@ import numpy as np
 
 from ..kinematics import Body
 from .anchor import refine_anchor
+from .elbow import stand_in
 from .frames import (
     _NAN2,
     _NAN_FACE,
@@ -60,6 +61,7 @@ class PhaseTracker:
         self._seen_t = math.nan
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
         self.let_downs: list[LetDown] = []  # full draws that were not shot
+        self._elbow_done: list[ShotPhases] = []  # shots the draw elbow told of (`_elbow_stand_in`), not yet out
 
     # ---- public -----------------------------------------------------------------------------------------
     @property
@@ -90,14 +92,18 @@ class PhaseTracker:
             done += self._hold()
         if self._state is TrackerState.FOLLOW:
             done += self._follow()
+        if self._elbow_done:
+            done += self._elbow_done
+            self._elbow_done = []
         return PhaseUpdate(self._live_phase(), self._shot.index if self._shot else None, done)
 
     def finish(self) -> list[ShotPhases]:
         """Flush at the end of the video: a cut-off follow-through ends at the last frame; a full draw whose
         release never came is a let-down ("video_ended"), not a shot."""
         self._end_raised()
+        elbow, self._elbow_done = self._elbow_done, []
         if self._shot is None or self._last is None:
-            return []
+            return elbow
         s = self._shot
         last = self._last
         if self._state is TrackerState.CANDIDATE and self._release.accept_at_end(s):
@@ -168,7 +174,23 @@ class PhaseTracker:
     def _end_raised(self) -> None:
         r, self._raised = self._raised, None
         if r is not None and r[3] - r[1] >= P.unseen_draw_min_s - 1e-6:
-            self.unseen_draws.append(UnseenDraw(r[0], r[1], r[2], r[3]))
+            draw = UnseenDraw(r[0], r[1], r[2], r[3])
+            if not self._elbow_stand_in(draw):
+                self.unseen_draws.append(draw)
+
+    def _elbow_stand_in(self, draw: UnseenDraw) -> bool:
+        """The draw elbow stands in for the hidden draw hand (`elbow.stand_in`, behind views): a shot, or a full
+        draw the picture lost at its release; False when it tells nothing."""
+        out = stand_in(list(self._buf), draw, self._sides(), self._shots)
+        if out is None:
+            return False
+        lost = isinstance(out, LetDown)
+        self.handedness = self.handedness or (out.shot if lost else out).handedness
+        (self.let_downs if lost else self._elbow_done).append(out)
+        self._shots += 1
+        self._floor_index = max(self._floor_index, out.end_frame)
+        self._watching = False
+        return True
 
     def _start_shot(self, anchor_i: int, side: str, draw_seen: bool = True) -> None:
         self.handedness = self.handedness or side
