@@ -2,6 +2,7 @@
 
     tracker.py   PhaseTracker: the state machine (seek → hold → candidate → follow-through)
     whole.py     a whole recording through it: track_shots, detect_handedness
+    live_phase.py  its cheap per-frame belief of the phase, for the live view
     frames.py    what is kept of each frame (body-relative points in U) and the geometry on them
     lookback.py  the raise and the draw start, walked back from the anchor
     anchor.py    where full draw was reached, and how sure the anchor and the draw start are

@@ -29,10 +29,11 @@ from .frames import (
     anchor_pose,
     find,
 )
+from .live_phase import live_phase
 from .lookback import _back_raise_draw, _draw_travel
 from .params import P
 from .release import ReleaseWatch
-from .shot import FULL_DRAW_S, RELEASE_PHASE_S, LetDown, Phase, PhaseUpdate, ShotPhases, UnseenDraw
+from .shot import LetDown, PhaseUpdate, ShotPhases, UnseenDraw
 from .state import Mark, OpenShot, TrackerState
 
 
@@ -95,7 +96,11 @@ class PhaseTracker:
         if self._elbow_done:
             done += self._elbow_done
             self._elbow_done = []
-        return PhaseUpdate(self._live_phase(), self._shot.index if self._shot else None, done)
+        return PhaseUpdate(
+            live_phase(self._state, self._last, self._shot, self._sides()),
+            self._shot.index if self._shot else None,
+            done,
+        )
 
     def finish(self) -> list[ShotPhases]:
         """Flush at the end of the video: a cut-off follow-through ends at the last frame; a full draw whose
@@ -386,20 +391,3 @@ class PhaseTracker:
 
     def _find(self, index: int) -> int | None:
         return find(self._buf, index)
-
-    def _live_phase(self) -> Phase:
-        f = self._last
-        if self._state is TrackerState.SEEK:
-            for side in self._sides():
-                bow, draw = f.wrists(side)
-                if np.isnan(bow[1]):
-                    continue
-                if bow[1] < P.raise_level_below_sw:
-                    return Phase.DRAW if not np.isnan(draw[0]) and _dist(bow, draw) > 1.0 else Phase.RAISE
-            return Phase.SETUP
-        s = self._shot
-        if self._state is TrackerState.HOLD:
-            return Phase.FULL_DRAW if f.t - s.anchor_at.t < FULL_DRAW_S else Phase.HOLD
-        if self._state is TrackerState.CANDIDATE:
-            return Phase.RELEASE
-        return Phase.RELEASE if f.t - s.release_at.t < RELEASE_PHASE_S else Phase.FOLLOW_THROUGH
