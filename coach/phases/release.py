@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -19,6 +20,45 @@ from .frames import TrackFrame, _ahead, _dist, _span, find
 from .params import P
 from .release_onset import place_release
 from .state import Candidate, OpenShot, ReleaseEvidence
+
+
+def _hold_ref(recent: Sequence[TrackFrame], side: str) -> np.ndarray | None:
+    """Median draw-wrist position over the recent hold (`ReleaseWatch._recent_hold`)."""
+    pts = [f.wrists(side)[1] for f in recent]
+    return np.median(np.asarray(pts), axis=0) if pts else None
+
+
+def _back_dir(recent: Sequence[TrackFrame], side: str, ref: np.ndarray) -> np.ndarray | None:
+    """Unit vector from the bow wrist (median over the recent hold) to the anchor position `ref`."""
+    pts = [p for p in (f.wrists(side)[0] for f in recent) if not np.isnan(p[0])]
+    if not pts:
+        return None
+    v = ref - np.median(np.asarray(pts), axis=0)
+    n = math.hypot(v[0], v[1])
+    return v / n if n > 0 else None
+
+
+def _off_the_face(recent: Sequence[TrackFrame], side: str) -> bool:
+    """A release leaves from the face: a hand held in front of it through the recent hold (the string let
+    forward in a let-down) has nothing left to release. Too few frames seen there (MediaPipe lost the body) tell
+    nothing."""
+    ahead = [a for a in (_ahead(g, side) for g in recent) if not math.isnan(a)]
+    return len(ahead) >= 3 and float(np.median(ahead)) >= P.release_from_ahead_max_sw
+
+
+def _bow_hold(recent: Sequence[TrackFrame], side: str) -> tuple[np.ndarray | None, float]:
+    """The bow wrist's median position over the recent hold and its vertical stray (90th percentile)."""
+    pts = np.asarray([f.wrists(side)[0] for f in recent]).reshape(-1, 2)
+    pts = pts[~np.isnan(pts[:, 0])]
+    if len(pts) < 3:
+        return None, 0.0
+    med = np.median(pts, axis=0)
+    return med, float(np.percentile(np.abs(pts[:, 1] - med[1]), 90))
+
+
+def _hold_span(recent: Sequence[TrackFrame]) -> float:
+    spans = [sp for sp in map(_span, recent) if not math.isnan(sp)]
+    return float(np.median(spans)) if spans else math.nan
 
 
 class ReleaseWatch:
@@ -40,10 +80,11 @@ class ReleaseWatch:
             return False
         f = buf[-1]
         before = f.t - P.hold_ref_gap_s
-        ref = self._hold_ref(shot, before)
-        if ref is None or self._off_the_face(shot, before):
+        recent = self._recent_hold(shot, before)  # read once: every measure of the hold below is on it
+        ref = _hold_ref(recent, side)
+        if ref is None or _off_the_face(recent, side):
             return False
-        bow_ref, bow_stray_y = self._bow_hold(shot, before)
+        bow_ref, bow_stray_y = _bow_hold(recent, side)
         jumped = hand_fast and _dist(f.wrists(side)[1], ref) >= P.release_start_sw
         fell = bow_fast and bow_ref is not None and f.wrists(side)[0][1] - bow_ref[1] >= P.release_bow_drop_sw
         if not (jumped or fell):
@@ -54,10 +95,10 @@ class ReleaseWatch:
             f.t,
             ref,
             thr,
-            self._back_dir(shot, before, ref),
+            _back_dir(recent, side, ref),
             bow_ref,
             max(P.release_bow_drop_sw, P.release_bow_jitter_factor * bow_stray_y),
-            self._hold_span(shot, before),
+            _hold_span(recent),
             by_bow=not jumped,
         )
         return True
@@ -76,14 +117,6 @@ class ReleaseWatch:
         settled = b.t - shot.anchor_at.t >= P.bow_fall_after_s
         bow = settled and (b.wrists(side)[0][1] - a.wrists(side)[0][1]) / dt >= P.release_speed_sw_s
         return hand, bow
-
-    def _off_the_face(self, shot: OpenShot, before_t: float) -> bool:
-        """A release leaves from the face: a hand held in front of it through the recent hold (the string let
-        forward in a let-down) has nothing left to release. Too few frames seen there (MediaPipe lost the
-        body) tell nothing."""
-        ahead = [_ahead(g, shot.handedness) for g in self._recent_hold(shot, before_t)]
-        ahead = [a for a in ahead if not math.isnan(a)]
-        return len(ahead) >= 3 and float(np.median(ahead)) >= P.release_from_ahead_max_sw
 
     def judge(self, shot: OpenShot) -> bool | None:
         """None while the confirmation window is open; then True (released: the release is placed on the shot)
@@ -156,21 +189,6 @@ class ReleaseWatch:
         place_release(self._buf, shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
         return True
 
-    def _hold_ref(self, shot: OpenShot, before_t: float) -> np.ndarray | None:
-        """Median draw-wrist position over the recent hold (`_recent_hold`)."""
-        pts = [f.wrists(shot.handedness)[1] for f in self._recent_hold(shot, before_t)]
-        return np.median(np.asarray(pts), axis=0) if pts else None
-
-    def _back_dir(self, shot: OpenShot, before_t: float, ref: np.ndarray) -> np.ndarray | None:
-        """Unit vector from the bow wrist (median over the recent hold) to the anchor position `ref`."""
-        pts = [f.wrists(shot.handedness)[0] for f in self._recent_hold(shot, before_t)]
-        pts = [p for p in pts if not np.isnan(p[0])]
-        if not pts:
-            return None
-        v = ref - np.median(np.asarray(pts), axis=0)
-        n = math.hypot(v[0], v[1])
-        return v / n if n > 0 else None
-
     def _hold_jitter(self, shot: OpenShot, before_t: float) -> float:
         """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
         pts = np.asarray(
@@ -183,29 +201,19 @@ class ReleaseWatch:
 
     def _recent_hold(self, shot: OpenShot, before_t: float) -> list[TrackFrame]:
         """The frames of the hold's last P.hold_ref_s with the draw hand seen, up to `before_t` (at least
-        P.hold_ref_min_frames of them): the last stretch of it the pose saw. After a gap (someone walked in front, MediaPipe lost the archer) that is
-        the hold before the gap, not the first frames after it, which may already be the release's flight."""
+        P.hold_ref_min_frames of them): the last stretch of it the pose saw. After a gap (someone walked in
+        front, MediaPipe lost the archer) that is the hold before the gap, not the first frames after it, which
+        may already be the release's flight."""
         seen = [
             f
             for f in self._buf
             if f.index >= shot.anchor_at.frame and f.t <= before_t and not np.isnan(f.wrists(shot.handedness)[1][0])
         ]
+        if not seen:
+            return []
         recent = [f for f in seen if f.t >= seen[-1].t - P.hold_ref_s]
         # A frame or two seen in a gap may be MediaPipe reading someone else: never fewer than a few frames.
         return recent if len(recent) >= P.hold_ref_min_frames else seen[-P.hold_ref_min_frames :]
-
-    def _bow_hold(self, shot: OpenShot, before_t: float) -> tuple[np.ndarray | None, float]:
-        """The bow wrist's median position over the recent hold and its vertical stray (90th percentile)."""
-        pts = np.asarray([f.wrists(shot.handedness)[0] for f in self._recent_hold(shot, before_t)]).reshape(-1, 2)
-        pts = pts[~np.isnan(pts[:, 0])]
-        if len(pts) < 3:
-            return None, 0.0
-        med = np.median(pts, axis=0)
-        return med, float(np.percentile(np.abs(pts[:, 1] - med[1]), 90))
-
-    def _hold_span(self, shot: OpenShot, before_t: float) -> float:
-        spans = [sp for sp in map(_span, self._recent_hold(shot, before_t)) if not math.isnan(sp)]
-        return float(np.median(spans)) if spans else math.nan
 
     def _release_evidence(self, shot: OpenShot, ds: list[tuple[int, float]], cut: bool = False) -> ReleaseEvidence:
         """Each signal as a share of what makes it sure: the hand and the span over the later half of the
