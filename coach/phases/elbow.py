@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .frames import TrackFrame, _rate, find
+from .frames import TrackFrame, _rate, find, same_size_after
 from .params import P
 from .shot import LetDown, ShotPhases, UnseenDraw
 
@@ -227,10 +227,7 @@ def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot) -> bool:
     t_rel = buf[shot.release_i].t
     hold = [g.sw_px for g in buf[shot.anchor_i : shot.release_i] if g.sw_px > 0]
     after = [g for g in buf[shot.release_i :] if g.t >= t_rel + P.view_check_after_s]
-    if not after or not hold:
-        return True
-    w = float(np.median(hold))
-    return any(abs(g.sw_px / w - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
+    return same_size_after(after, float(np.median(hold)) if hold else math.nan)
 
 
 def stand_in(

@@ -212,6 +212,15 @@ def _nan_low(y: float) -> float:
     return -math.inf if math.isnan(y) else y
 
 
+def same_size_after(after: Sequence[TrackFrame], hold_sw_px: float) -> bool:
+    """After a release the archer is still there, the same size in the picture: some frame of `after` shows
+    shoulders within P.view_same_scale of the hold's width, or there was none to look at (the video ended). Where
+    none does, the picture changed (an edit's cut, a camera swung away) and whether an arrow left cannot be told."""
+    if not after or math.isnan(hold_sw_px):
+        return True
+    return any(abs(g.sw_px / hold_sw_px - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
+
+
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:
     """Position of frame `index` in the buffer (ordered by frame index), walking from the end, where the frames
     sought usually are; None if it is not there."""

@@ -28,6 +28,7 @@ from .frames import (
     _still_at_anchor,
     anchor_pose,
     find,
+    same_size_after,
 )
 from .live_phase import live_phase
 from .lookback import _back_raise_draw, _draw_travel
@@ -356,9 +357,7 @@ class PhaseTracker:
         there was none to look at (the video ended)."""
         s = self._shot
         after = [g for g in self._buf if g.t >= s.release_at.t + P.view_check_after_s]
-        if not after or math.isnan(s.hold_sw_px):
-            return True
-        return any(abs(g.sw_px / s.hold_sw_px - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
+        return same_size_after(after, s.hold_sw_px)
 
     def _let_down(self, end: TrackFrame, reason: str, shot: ShotPhases | None = None) -> None:
         s = self._shot
