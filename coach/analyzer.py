@@ -75,6 +75,13 @@ FIRST_SEEN_NOTE = (
     "shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not seen, "
     "and the rules of the draw were not judged"
 )
+# A shot whose shoulders the pose read at a width the follow-through never shows, the torso unchanged (frames.py
+# ViewAfter.MISREAD): the same archer, misread through the hold.
+MISREAD_NOTE = (
+    "shot {n}: the pose read the archer's shoulders in the hold at a width the follow-through never shows, the torso "
+    "unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed from them "
+    "were not judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/). The sound's
@@ -251,6 +258,8 @@ class Analyzer:
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
         if first_seen_drawn(sp.marks_confidence):
             self._shot_notes.append(FIRST_SEEN_NOTE.format(n=len(self.shots) + 1, a=sp.anchor_frame))
+        if sp.shoulders_misread:
+            self._shot_notes.append(MISREAD_NOTE.format(n=len(self.shots) + 1))
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)

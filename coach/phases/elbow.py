@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .frames import TrackFrame, _rate, find, same_size_after
+from .frames import ArcherSize, TrackFrame, ViewAfter, _rate, find, view_after
 from .params import P
 from .shot import LetDown, ShotPhases, UnseenDraw
 
@@ -222,12 +222,12 @@ def elbow_shot(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> ElbowS
 
 
 def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot) -> bool:
-    """As for a shot the hand showed (`PhaseTracker._same_archer_after`): some frame from P.view_check_after_s
-    after the release shows the archer at the hold's size, or there was none to look at (the video ended)."""
+    """As for a shot the hand showed (`PhaseTracker._view_after`): the frames from P.view_check_after_s after the
+    release show the archer of the hold (`view_after`), or there was none to look at (the video ended)."""
     t_rel = buf[shot.release_i].t
-    hold = [g.sw_px for g in buf[shot.anchor_i : shot.release_i] if g.sw_px > 0]
     after = [g for g in buf[shot.release_i :] if g.t >= t_rel + P.view_check_after_s]
-    return same_size_after(after, float(np.median(hold)) if hold else math.nan)
+    # None of an elbow shot's marks is sure already: a misread hold changes nothing of it.
+    return view_after(after, ArcherSize.of(buf[shot.anchor_i : shot.release_i])) is not ViewAfter.CHANGED
 
 
 def stand_in(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -35,6 +36,7 @@ class TrackFrame:
     raw_lw: np.ndarray  # the same from raw_xy (relative to the raw shoulder midpoint)
     raw_rw: np.ndarray
     sw_px: float = math.nan  # this frame's own shoulder width in pixels (raw): a cut or a new scene changes it
+    torso_px: float = math.nan  # ... and its torso's length (shoulder to hip midpoints), NaN where hips are not seen
     # The elbows, each relative to its own shoulder (U), smoothed and raw, and the shoulder line (right minus left
     # shoulder, U): the draw elbow stands in for a draw hand hidden behind the head (`elbow.py`, behind views).
     le: np.ndarray = field(default_factory=lambda: _NAN2)
@@ -65,14 +67,19 @@ class TrackFrame:
         return self.sh * (0.5 if handedness == "right" else -0.5)
 
 
+def _torso(xy: np.ndarray, vis: np.ndarray) -> float:
+    """The torso's length in pixels (shoulder midpoint to hip midpoint); NaN where the hips are not seen."""
+    if vis[L_HIP] < 0.5 or vis[R_HIP] < 0.5:
+        return math.nan
+    sh = (xy[LEFT_SHOULDER] + xy[RIGHT_SHOULDER]) * 0.5
+    return float(np.hypot(*(sh - (xy[L_HIP] + xy[R_HIP]) * 0.5)))
+
+
 def _unit(body: Body) -> float:
     sw = body.sw if body.sw > 0 else math.nan
-    hips = body.xy[[L_HIP, R_HIP]]
-    if body.vis[L_HIP] >= 0.5 and body.vis[R_HIP] >= 0.5 and not np.isnan(hips).any():
-        sh = (body.xy[LEFT_SHOULDER] + body.xy[RIGHT_SHOULDER]) * 0.5
-        torso = float(np.hypot(*(sh - hips.mean(axis=0))))
-        if not math.isnan(torso):
-            return torso * P.torso_to_sw_min if math.isnan(sw) else max(sw, torso * P.torso_to_sw_min)
+    torso = _torso(body.xy, body.vis)
+    if not math.isnan(torso):
+        return torso * P.torso_to_sw_min if math.isnan(sw) else max(sw, torso * P.torso_to_sw_min)
     return sw
 
 
@@ -99,10 +106,9 @@ def _frame(body: Body) -> TrackFrame | None:
             raw_origin = origin
         raw_rel = (raw[[L_WRIST, R_WRIST]] - raw_origin) / u
         raw_elbows = (raw[_ELBOWS] - raw[_ELBOW_SHOULDERS]) / u
-        sw_px = float(np.hypot(*(raw[LEFT_SHOULDER] - raw[RIGHT_SHOULDER])))
     else:
-        raw_rel, raw_elbows = rel[:2], elbows
-        sw_px = float(np.hypot(*(xy[LEFT_SHOULDER] - xy[RIGHT_SHOULDER])))
+        raw, raw_rel, raw_elbows = xy, rel[:2], elbows
+    sw_px = float(np.hypot(*(raw[LEFT_SHOULDER] - raw[RIGHT_SHOULDER])))
     t = body.t_ms / 1000.0
     sh = (xy[RIGHT_SHOULDER] - xy[LEFT_SHOULDER]) / u
     return TrackFrame(
@@ -115,6 +121,7 @@ def _frame(body: Body) -> TrackFrame | None:
         raw_rel[0],
         raw_rel[1],
         sw_px,
+        _torso(raw, body.vis),
         elbows[0],
         elbows[1],
         raw_elbows[0],
@@ -212,13 +219,59 @@ def _nan_low(y: float) -> float:
     return -math.inf if math.isnan(y) else y
 
 
-def same_size_after(after: Sequence[TrackFrame], hold_sw_px: float) -> bool:
-    """After a release the archer is still there, the same size in the picture: some frame of `after` shows
-    shoulders within P.view_same_scale of the hold's width, or there was none to look at (the video ended). Where
-    none does, the picture changed (an edit's cut, a camera swung away) and whether an arrow left cannot be told."""
-    if not after or math.isnan(hold_sw_px):
+@dataclass(frozen=True, slots=True)
+class ArcherSize:
+    """How big the archer is in the picture (pixels): shoulder width and torso length (NaN where unknown)."""
+
+    sw_px: float = math.nan
+    torso_px: float = math.nan
+
+    @staticmethod
+    def of(frames: Sequence[TrackFrame]) -> ArcherSize:
+        """The median of each measure over `frames` (a hold), NaN where no frame shows it."""
+        sw = [g.sw_px for g in frames if g.sw_px > 0]
+        torso = [g.torso_px for g in frames if g.torso_px > 0]
+        return ArcherSize(float(np.median(sw)) if sw else math.nan, float(np.median(torso)) if torso else math.nan)
+
+    def shoulders_of(self, g: TrackFrame) -> bool:
+        """`g` shows the archer's shoulders at this width (within P.view_same_scale)."""
+        return _near(g.sw_px, self.sw_px)
+
+    def torso_of(self, g: TrackFrame) -> bool:
+        """`g` shows the archer's torso at this length (within P.view_same_scale)."""
+        return _near(g.torso_px, self.torso_px)
+
+
+def _near(v: float, ref: float) -> bool:
+    return v > 0 and ref > 0 and abs(v / ref - 1.0) <= P.view_same_scale
+
+
+class ViewAfter(str, Enum):
+    """What the frames after a release show of the archer seen in the hold (`view_after`)."""
+
+    SAME = "same"  # the archer at the hold's size, or nothing to look at (the video ended)
+    # The torso at its hold's length, but never the shoulders at their hold's width: the same archer, whom
+    # MediaPipe read with shoulders a different width in the hold than after it (clean_rh_3shots at 480p: half
+    # their width through the whole hold). The hold's points are not to be trusted: its marks are uncertain.
+    MISREAD = "misread"
+    CHANGED = "changed"  # an edit's cut or dissolve, a camera swung away: whether an arrow left cannot be told
+
+
+def view_after(after: Sequence[TrackFrame], hold: ArcherSize, ended: bool = True) -> ViewAfter:
+    """Whether the frames `after` a release show the archer of the hold, by two frames in a row at the hold's
+    size (or the last frame, where the video `ended` there). One frame alone is a glimpse: a dissolve shows the
+    archer fading at their own size for a frame before the picture loses them (real10)."""
+    if not after or (math.isnan(hold.sw_px) and math.isnan(hold.torso_px)):
+        return ViewAfter.SAME
+    if _seen_again(after, hold.shoulders_of, ended):
+        return ViewAfter.SAME
+    return ViewAfter.MISREAD if _seen_again(after, hold.torso_of, ended) else ViewAfter.CHANGED
+
+
+def _seen_again(after: Sequence[TrackFrame], same: Callable[[TrackFrame], bool], ended: bool) -> bool:
+    if ended and same(after[-1]):
         return True
-    return any(abs(g.sw_px / hold_sw_px - 1.0) <= P.view_same_scale for g in after if g.sw_px > 0)
+    return any(a.index + 1 == b.index and same(a) and same(b) for a, b in zip(after, after[1:]))
 
 
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:

@@ -170,12 +170,16 @@ class TrackerParams:
     release_bow_jitter_factor: float = 3.0
     hand_stayed_sw: float = 0.2  # a span that grew less than this through the release window: the hand stayed
     # After a release the archer is still there, the same size in the picture: from view_check_after_s after it
-    # to the end of the follow-through, some frame shows shoulders within view_same_scale of the hold's width
-    # (MediaPipe's folds are dropped upstream, the body then comes back as it was). Where none does, the picture
-    # changed (an edit's dissolve or cut, real10: the shoulders shrink to 0.7 and the body is lost) and whether
-    # an arrow left cannot be told: not a shot. A video that ends first is not a changed picture.
+    # to the end of the follow-through, two frames in a row show shoulders (or else the torso) within
+    # view_same_scale of the hold's (MediaPipe's folds are dropped upstream, the body then comes back as it was;
+    # frames.view_after). Where none do, the picture changed (an edit's dissolve or cut, real10: the archer
+    # fades for a frame, then the body is lost) and whether an arrow left cannot be told: not a shot. A video
+    # that ends first is not a changed picture.
     view_check_after_s: float = 0.2
     view_same_scale: float = 0.25
+    # The same archer by the torso, but with shoulders never of the hold's width after it: the pose misread the
+    # hold (ViewAfter.MISREAD), whose anchor and release are then uncertain (under results.MIN_MARK_CONFIDENCE).
+    misread_hold_conf: float = 0.4
 
     # --- let-down and follow-through
     # The bow wrist this far below the shoulders during the hold, and let_down_drop_sw below where it was at the

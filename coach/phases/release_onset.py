@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import TrackFrame, _dist, _nan_low, _span, find
+from .frames import ArcherSize, TrackFrame, _dist, _nan_low, _span, find
 from .params import P
 from .state import Mark, OpenShot, ReleaseEvidence
 
@@ -117,9 +117,7 @@ def place_release(
     s.evidence = ev
     s.release_conf = max(ev.confidence, min_conf)
     # Over the whole hold: MediaPipe may misread the last moments of it (clean_rh_3shots, 0.7 s before shot 3).
-    hold = [g.sw_px for g in buf if s.anchor_at.frame <= g.index and g.t < s.cand.t]
-    hold = [w for w in hold if not math.isnan(w)]
-    s.hold_sw_px = float(np.median(hold)) if hold else math.nan
+    s.hold_size = ArcherSize.of([g for g in buf if s.anchor_at.frame <= g.index and g.t < s.cand.t])
     ref = s.cand.ref
     jump = _jump(buf, shot, ds, thr)
     # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.

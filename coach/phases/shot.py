@@ -115,6 +115,9 @@ class ShotPhases:
     release_evidence: tuple[str, ...] = ()
     # How sure the draw start and the anchor are (0-1); see results.MIN_MARK_CONFIDENCE.
     marks_confidence: dict[str, float] = field(default_factory=dict)
+    # The torso after the release at its hold's length, the shoulders never at their hold's width: MediaPipe
+    # misread the archer through the hold, whose anchor and release are then uncertain (the analyzer's note).
+    shoulders_misread: bool = False
 
     def windows(self, t_of: TimeOf) -> dict[str, tuple[int, int]]:
         """The frame ranges of this shot's phases (`phase_windows`)."""

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .frames import ArcherSize
 from .params import P
 
 # How much each release signal, fully present, adds to a release's confidence (combined as independent evidence).
@@ -92,7 +93,7 @@ class OpenShot:
     cand: Candidate | None = None
     evidence: ReleaseEvidence | None = None  # what confirmed the release
     release_conf: float = 1.0
-    hold_sw_px: float = math.nan  # the shoulders' width in pixels in the hold, for "the same archer after"
+    hold_size: ArcherSize = ArcherSize()  # the archer's size in the picture in the hold, for "the same archer after"
     hand_stayed: bool = False
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a
     # draw after an early anchor the hand is fast enough to open (and fail) candidates all the way to the face.
@@ -104,6 +105,12 @@ class OpenShot:
     # False when the archer came into view already drawing (a clip that starts at full draw, a camera that
     # finds the archer mid-draw): the raise and the draw were not seen, so nothing is told of them.
     draw_seen: bool = True
+
+    def doubt(self, conf: float) -> None:
+        """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`): its anchor and release are
+        no surer than `conf`, so the rules timed from them are not judged."""
+        self.anchor_conf = min(self.anchor_conf, conf)
+        self.release_conf = min(self.release_conf, conf)
 
     def marks_confidence(self) -> dict[str, float]:
         """ShotPhases.marks_confidence: how sure each mark the pose placed is."""

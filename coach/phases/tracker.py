@@ -20,6 +20,7 @@ from .frames import (
     _NAN2,
     _NAN_FACE,
     TrackFrame,
+    ViewAfter,
     _dist,
     _frame,
     _newest_judged,
@@ -28,7 +29,7 @@ from .frames import (
     _still_at_anchor,
     anchor_pose,
     find,
-    same_size_after,
+    view_after,
 )
 from .live_phase import live_phase
 from .lookback import _back_raise_draw, _draw_travel
@@ -119,7 +120,7 @@ class PhaseTracker:
             seen = Mark(s.seen_frame, s.seen_t) if s.seen_frame >= 0 else Mark(last.index, last.t)
             self._let_down(last, "video_ended", self._phases_until(seen))
             return []
-        return self._close(last)
+        return self._close(last, ended=True)
 
     # ---- states ------------------------------------------------------------------------------------------
     def _sides(self) -> tuple[str, ...]:
@@ -307,7 +308,7 @@ class PhaseTracker:
         bow = f.wrists(self.handedness)[0]
         # A bow wrist the pose lost with the archer in view has dropped out of the picture or behind the body; a
         # frame with nobody in it (MediaPipe lost the archer after a fast release, fm_14fps) shows nothing, and
-        # closing there would leave the follow-through with no frame of the archer to check (_same_archer_after).
+        # closing there would leave the follow-through with no frame of the archer to check (_view_after).
         lowered = (np.isnan(bow[1]) and self._seen(f)) or bow[1] > max(
             P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw
         )
@@ -315,12 +316,15 @@ class PhaseTracker:
             return self._close(f)
         return []
 
-    def _close(self, end: TrackFrame) -> list[ShotPhases]:
-        """The shot, released, ends at `end` (its follow-through over, or the video's end); none where the
-        picture changed after the release (`_same_archer_after`)."""
+    def _close(self, end: TrackFrame, ended: bool = False) -> list[ShotPhases]:
+        """The shot, released, ends at `end` (its follow-through over, or the video's end: `ended`); none where
+        the picture changed after the release (`_view_after`)."""
         s = self._shot
         rel = s.release_at
         refine_anchor(self._buf, s, rel.t)
+        view = self._view_after(ended)
+        if view is ViewAfter.MISREAD:
+            s.doubt(P.misread_hold_conf)
         out = ShotPhases(
             index=s.index,
             raise_start_frame=s.raise_at.frame,
@@ -341,23 +345,23 @@ class PhaseTracker:
             release_confidence=s.release_conf,
             release_evidence=() if s.evidence is None else s.evidence.agreed,
             marks_confidence=s.marks_confidence(),
+            shoulders_misread=view is ViewAfter.MISREAD,
         )
         times = {g.index: g.t for g in self._buf}
         w = out.windows(times.get)
         out.hold_start_frame = min(w["hold"][0], end.index)
         out.follow_start_frame = min(w["follow_through"][0], end.index)
-        if not self._same_archer_after():
+        if view is ViewAfter.CHANGED:
             self._let_down(end, "view_lost", out)  # unless the string's sound tells an arrow left
             return []
         self._end_shot(end)
         return [out]
 
-    def _same_archer_after(self) -> bool:
-        """Some frame of the follow-through shows the archer at the hold's size (P.view_same_scale), or
-        there was none to look at (the video ended)."""
+    def _view_after(self, ended: bool) -> ViewAfter:
+        """What the follow-through shows of the archer of the hold (`view_after`; the video `ended` there)."""
         s = self._shot
         after = [g for g in self._buf if g.t >= s.release_at.t + P.view_check_after_s]
-        return same_size_after(after, s.hold_sw_px)
+        return view_after(after, s.hold_size, ended)
 
     def _let_down(self, end: TrackFrame, reason: str, shot: ShotPhases | None = None) -> None:
         s = self._shot

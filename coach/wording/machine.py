@@ -43,6 +43,9 @@ _ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \
 _FIRST_SEEN = re.compile(
     r"^shot (?P<n>\d+): the archer was already at full draw when first seen \(frame (?P<a>\d+)\)"
 )  # coach/analyzer.py FIRST_SEEN_NOTE
+_MISREAD = re.compile(
+    r"^shot (?P<n>\d+): the pose read the archer's shoulders in the hold at a width the follow-through never shows"
+)  # coach/analyzer.py MISREAD_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -120,6 +123,7 @@ def note_text(note: str, lang: str) -> str:
         (_VIEW_LOST, "note_view_lost"),
         (_ALONG_DEPTH, "note_along_depth"),
         (_FIRST_SEEN, "note_first_seen_drawn"),
+        (_MISREAD, "note_shoulders_misread"),
     ):
         m = pattern.match(note)
         if m:

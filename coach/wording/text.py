@@ -88,6 +88,13 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "Shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not "
         "seen, and the rules of the draw were not judged.",
     ),
+    "note_shoulders_misread": (
+        "第 {n} 箭：姿勢模型在持弓時讀到的肩寬，撒放後一直不再出現，軀幹長度卻不變（模型讀錯了射手）：靠位與撒放不確定，"
+        "依它們計時的規則不判斷。",
+        "Shot {n}: the pose read the archer's shoulders in the hold at a width the follow-through never shows, the "
+        "torso unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed "
+        "from them were not judged.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

@@ -69,15 +69,35 @@ def _faults(shot) -> set[str]:
 
 @pytest.mark.parametrize(("path", "transform"), _cases())
 def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
-    base = _base(path)
-    moved = analyze_track(TRANSFORMS[transform](load_posetrack(path)))
+    _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform)
+
+
+# MediaPipe's pose of sample clips whose video was transformed (benchmarks/metamorphic.py transform_clip), named
+# "<clip>-<transform>": what the pose model reads in the degraded picture, compared with the clip's own track.
+VIDEO_TRANSFORMED = sorted((GOLDEN / "metamorphic").glob("*.pose.json.gz"))
+
+
+@pytest.mark.parametrize("path", VIDEO_TRANSFORMED, ids=[p.name.split(".pose")[0] for p in VIDEO_TRANSFORMED])
+def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> None:
+    """clean_rh_3shots at 480p and 270p: MediaPipe reads the shoulders at 0.6 of their width through a hold
+    (the torso unchanged), which once lost the shot as "the picture changed". A release may also be within a
+    frame of the truth: the original's pose is off by one itself (394 for 395)."""
+    clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
+    track = load_posetrack(path)
+    truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]
+    _assert_same(_base(GOLDEN / f"{clip}.pose.json.gz"), analyze_track(track), transform, truth)
+
+
+def _assert_same(base: SessionReport, moved: SessionReport, transform: str, truth: list[int] | None = None) -> None:
     scale = 0.5 if transform == "half_rate" else 1.0
     want = [s.release_frame for s in base.shots]
     got = [s.release_frame for s in moved.shots]
     assert len(got) == len(want), (want, got)
-    for w, g, m in zip(want, got, moved.shots):
+    for i, (w, g, m) in enumerate(zip(want, got, moved.shots)):
+        near = [w * scale] + ([truth[i] * scale] if truth else [])
         # A release the transform hid may move if it is said uncertain (its rules are then not judged).
-        assert abs(g - w * scale) <= 1 or (m.release_confidence or 1.0) < MIN_MARK_CONFIDENCE, (want, got)
+        sure = (m.release_confidence or 1.0) >= MIN_MARK_CONFIDENCE
+        assert any(abs(g - n) <= 1 for n in near) or not sure, (want, got)
     if transform == "mirror" and base.handedness != "unknown":
         assert moved.handedness == {"right": "left", "left": "right"}[base.handedness]
     for b, m in zip(base.shots, moved.shots):
