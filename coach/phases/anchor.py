@@ -2,7 +2,8 @@
 
 The anchor is first detected once the draw has slowed (coach/phases/tracker.py); it is then moved to where the
 span reached the hold's and the arms became as still as in the hold (`_settle_anchor`), at the release or once
-a long hold has lasted long enough, while the draw is still in the buffer."""
+a long hold has lasted long enough, while the draw is still in the buffer. Where the draw goes on after an early
+anchor (`draw_goes_on`), and a full draw the picture lost as the hand came to the face (`lost_at_anchor`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import TrackFrame, _motion, _span, find
+from .frames import TrackFrame, _motion, _newest_judged, _rate, _span, anchor_pose, find
+from .lookback import _draw_travel
 from .params import P
 from .state import Mark, OpenShot
 
@@ -22,6 +24,9 @@ def refine_anchor(buf: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> 
     if s.refined:
         return
     s.refined = True
+    if s.lost_at_anchor:
+        s.anchor_conf, s.draw_conf = P.lost_anchor_conf, _draw_start_conf(buf, shot)
+        return
     if not s.draw_seen:
         # Already at full draw when first seen: the anchor is the first frame the pose showed it, not a settling
         # of a draw that was never seen (which would only take MediaPipe's first frames settling for a draw).
@@ -29,6 +34,55 @@ def refine_anchor(buf: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> 
         return
     s.anchor_conf = _settle_anchor(buf, shot, until_t)
     s.draw_conf = _draw_start_conf(buf, shot)
+
+
+def draw_goes_on(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
+    """Position in the buffer where the span is growing again the way it does in a draw, not in a hold:
+    the anchor was taken too early (bystander: MediaPipe puts the draw hand at the face during the set,
+    then the real draw follows). A release is not mistaken for this: its jump opens a candidate first."""
+    s = shot
+    i = _newest_judged(buf, P.deriv_half_s)
+    if not _rate(buf, i, _span) > P.anchor_span_speed_sw_s:
+        s.growing_since = None
+        return None
+    if s.growing_since is None:
+        s.growing_since = buf[i].index
+    start = find(buf, s.growing_since)
+    if start is None or buf[i].t - buf[start].t < P.redraw_s - 1e-6:
+        return None
+    return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
+
+
+def lost_at_anchor(
+    buf: Sequence[TrackFrame], back_i: int, sides: Sequence[str], floor_index: int
+) -> tuple[int, str] | None:
+    """The archer back in the picture at buf[back_i] after a stretch with nobody in it, and on the last frame seen
+    before it the draw hand at the face (`anchor_pose`), brought there by a draw and not leaving it forward (the
+    span not closing: a let-down, or the pose losing its hold on the hand): full draw was reached as the picture
+    lost them (someone walked in front, MediaPipe lost them in a cropped or dark picture), too soon for the
+    anchor to settle. One frame seen alone is a glimpse, not where they were lost. That frame's buffer position
+    and the side; None otherwise."""
+    k = back_i - 1
+    while k >= 0 and not buf[k].sw_px > 0:
+        k -= 1
+    if k < 1 or buf[k].index <= floor_index or not buf[k - 1].sw_px > 0:
+        return None
+    if _closing(buf, k) < -P.anchor_span_speed_sw_s:
+        return None
+    for side in sides:
+        if anchor_pose(buf[k], side) and _draw_travel(buf, k, floor_index, side) >= P.new_draw_min_sw:
+            return k, side
+    return None
+
+
+def _closing(buf: Sequence[TrackFrame], k: int) -> float:
+    """How fast the span changed into buf[k] over the P.deriv_half_s before it (U/s; the frames after it are
+    not seen, so one-sided); NaN where it cannot be told."""
+    j = k
+    while j > 0 and buf[k].t - buf[j - 1].t <= P.deriv_half_s + 1e-6:
+        j -= 1
+    dt = buf[k].t - buf[j].t
+    return (_span(buf[k]) - _span(buf[j])) / dt if dt > 0 else math.nan
 
 
 def _draw_start_conf(buf: Sequence[TrackFrame], shot: OpenShot) -> float:

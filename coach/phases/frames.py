@@ -251,7 +251,7 @@ class ViewAfter(str, Enum):
 
     SAME = "same"  # the archer at the hold's size, or nothing to look at (the video ended)
     # The torso at its hold's length, but never the shoulders at their hold's width: the same archer, whom
-    # MediaPipe read with shoulders a different width in the hold than after it (clean_rh_3shots at 480p: half
+    # MediaPipe read with shoulders a different width in the hold than after it (clean_rh_3shots at 480p: 0.6 of
     # their width through the whole hold). The hold's points are not to be trusted: its marks are uncertain.
     MISREAD = "misread"
     CHANGED = "changed"  # an edit's cut or dissolve, a camera swung away: whether an arrow left cannot be told

@@ -105,6 +105,9 @@ class OpenShot:
     # False when the archer came into view already drawing (a clip that starts at full draw, a camera that
     # finds the archer mid-draw): the raise and the draw were not seen, so nothing is told of them.
     draw_seen: bool = True
+    # The picture lost the archer with the draw hand at the face, before the anchor could settle (someone walked
+    # in front, MediaPipe lost them), and found them again after (`anchor.lost_at_anchor`): the anchor is uncertain.
+    lost_at_anchor: bool = False
 
     def doubt(self, conf: float) -> None:
         """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`): its anchor and release are

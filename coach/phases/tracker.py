@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from ..kinematics import Body
-from .anchor import refine_anchor
+from .anchor import draw_goes_on, lost_at_anchor, refine_anchor
 from .elbow import stand_in
 from .frames import (
     _NAN2,
@@ -24,7 +24,6 @@ from .frames import (
     _dist,
     _frame,
     _newest_judged,
-    _rate,
     _span,
     _still_at_anchor,
     anchor_pose,
@@ -81,14 +80,15 @@ class PhaseTracker:
             # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
             f = TrackFrame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN_FACE, _NAN2, _NAN2)
         self._buf.append(f)
+        back = False  # back in the picture after a stretch with nobody in it
         if self._seen(f):
             if not f.t - self._seen_t <= P.raised_gap_s:  # the first frame (NaN), or back after a gap
-                self._view_t = f.t
+                self._view_t, back = f.t, not math.isnan(self._seen_t)
             self._seen_t = f.t
         while self._buf and f.t - self._buf[0].t > P.buffer_s:
             self._buf.popleft()
         self._last = f
-        if self._state is TrackerState.SEEK:
+        if self._state is TrackerState.SEEK and not (back and self._lost_at_anchor()):
             self._watch_raised(f)
             self._seek()
         elif self._state in (TrackerState.HOLD, TrackerState.CANDIDATE):
@@ -153,6 +153,17 @@ class PhaseTracker:
                     continue
                 self._start_shot(start, side, draw_seen=not drawn_when_seen)
                 return
+
+    def _lost_at_anchor(self) -> bool:
+        """A shot whose full draw the picture lost as the hand came to the face (`anchor.lost_at_anchor`), opened
+        at the last frame seen before: the frame just back is then the hold's (still drawn, or already released)."""
+        found = lost_at_anchor(self._buf, len(self._buf) - 1, self._sides(), self._floor_index)
+        if found is not None:
+            self._start_shot(*found)
+            self._shot.lost_at_anchor = True
+            # The raised bow arm noted as a full draw not seen, while the picture had lost them, is this shot's.
+            self.unseen_draws = [u for u in self.unseen_draws if u.last_frame < self._shot.raise_at.frame]
+        return found is not None
 
     def _watch_raised(self, f: TrackFrame) -> None:
         """Note the times the bow arm is raised and held with no anchor found: a full draw the pose did not
@@ -228,22 +239,6 @@ class PhaseTracker:
         self._state = TrackerState.HOLD
         self._run = {"right": -1, "left": -1}
 
-    def _draw_goes_on(self) -> int | None:
-        """Position in the buffer where the span is growing again the way it does in a draw, not in a hold:
-        the anchor was taken too early (bystander: MediaPipe puts the draw hand at the face during the set,
-        then the real draw follows). A release is not mistaken for this: its jump opens a candidate first."""
-        buf, s = self._buf, self._shot
-        i = _newest_judged(buf, P.deriv_half_s)
-        if not _rate(buf, i, _span) > P.anchor_span_speed_sw_s:
-            s.growing_since = None
-            return None
-        if s.growing_since is None:
-            s.growing_since = buf[i].index
-        start = self._find(s.growing_since)
-        if start is None or buf[i].t - buf[start].t < P.redraw_s - 1e-6:
-            return None
-        return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
-
     def _hold(self) -> list[ShotPhases]:
         s = self._shot
         f = self._buf[-1]
@@ -263,7 +258,7 @@ class PhaseTracker:
             return []
         if not s.refined and f.t - s.anchor_at.t >= P.anchor_refine_after_s:
             refine_anchor(self._buf, s, f.t)
-        redraw = self._draw_goes_on()
+        redraw = draw_goes_on(self._buf, self._shot)
         if redraw is not None:
             # Start the shot again from here: its anchor is refined forward from this frame at the release,
             # and its set is looked for again before it. Waiting for a fresh still anchor instead would lose

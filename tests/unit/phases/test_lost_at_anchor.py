@@ -1,0 +1,43 @@
+"""A full draw the picture lost as the hand came to the face: someone walked in front, or MediaPipe lost the
+archer in a cropped or dark picture (fault_bow_arm cropped to the upper body), before the anchor could settle.
+When they are found again, still drawn or already released, it is a shot whose anchor is uncertain
+(`anchor.lost_at_anchor`), not a raised bow arm with "no full draw seen"."""
+
+from __future__ import annotations
+
+from coach.body_stream import bodies_from_track
+from coach.phases.shot import ShotPhases
+from coach.phases.tracker import PhaseTracker
+from coach.results import MIN_MARK_CONFIDENCE
+from tests.unit.phases.test_phases import ShotPlan, make_track
+
+PLAN = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+
+
+def _lost(first: int, last: int) -> tuple[list[ShotPhases], PhaseTracker]:
+    """The one-shot track with nobody found in frames [first, last], through the tracker: its shots, and the
+    tracker (what it noted)."""
+    track = make_track([PLAN], 260)
+    for f in track.frames:
+        if first <= f.index <= last:
+            f.landmarks = None
+    tracker = PhaseTracker("right")
+    shots = [s for b in bodies_from_track(track, "right", "recorded") for s in tracker.push(b).completed]
+    return shots + tracker.finish(), tracker
+
+
+def test_found_again_after_the_release_is_a_shot_with_its_anchor_and_release_uncertain() -> None:
+    shots, tracker = _lost(PLAN.anchor - 2, PLAN.release + 5)
+    (shot,) = shots
+    assert PLAN.anchor - 3 <= shot.anchor_frame <= PLAN.anchor, shot
+    assert PLAN.anchor <= shot.release_frame <= PLAN.release + 7, shot
+    assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot
+    assert shot.release_confidence < MIN_MARK_CONFIDENCE, shot
+    assert tracker.unseen_draws == [], tracker.unseen_draws
+
+
+def test_found_again_still_drawn_is_a_shot_whose_release_is_seen() -> None:
+    (shot,) = _lost(PLAN.anchor - 2, PLAN.anchor + 30)[0]
+    assert abs(shot.release_frame - PLAN.release) <= 1, shot
+    assert shot.release_confidence >= MIN_MARK_CONFIDENCE, shot
+    assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot
