@@ -271,7 +271,9 @@ def view_after(after: Sequence[TrackFrame], hold: ArcherSize, ended: bool = True
 def _seen_again(after: Sequence[TrackFrame], same: Callable[[TrackFrame], bool], ended: bool) -> bool:
     if ended and same(after[-1]):
         return True
-    return any(a.index + 1 == b.index and same(a) and same(b) for a, b in zip(after, after[1:]))
+    # In a row: one after the other as the tracker was given them (a frame with nobody in it is among them; a
+    # frame the live view dropped is not, so the rule holds at any rate).
+    return any(same(a) and same(b) for a, b in zip(after, after[1:]))
 
 
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:
