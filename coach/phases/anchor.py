@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import TrackFrame, _motion, _newest_judged, _rate, _span, anchor_pose, find
+from .frames import TrackFrame, _motion, _newest_judged, _rate, _span, _still_at_anchor, anchor_pose, find
 from .lookback import _draw_travel
 from .params import P
 from .state import Mark, OpenShot
@@ -34,6 +34,10 @@ def refine_anchor(buf: Sequence[TrackFrame], shot: OpenShot, until_t: float) -> 
         return
     s.anchor_conf = _settle_anchor(buf, shot, until_t)
     s.draw_conf = _draw_start_conf(buf, shot)
+    if s.held is not None:
+        # Full draw found again after a 'release' (`back_at_full_draw`): the draw went on to this anchor, or the
+        # pose moved the hand at the face and the first anchor was the real one. The pose cannot tell which.
+        s.anchor_conf, s.draw_conf = min(s.anchor_conf, P.held_anchor_conf), min(s.draw_conf, P.held_anchor_conf)
 
 
 def draw_goes_on(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
@@ -51,6 +55,31 @@ def draw_goes_on(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
     if start is None or buf[i].t - buf[start].t < P.redraw_s - 1e-6:
         return None
     return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
+
+
+def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
+    """After a release the draw hand does not come back to the face to rest: where, with the bow arm not having
+    fallen at that release, it is at the face and still (`anchor_pose`, `_still_at_anchor`) for
+    P.anchor_confirm_s, the archer is at full draw. The 'release' was the draw going on to a deeper anchor after
+    an early one, or the pose moving the hand at the face (0.35 U back in a darker picture); the shot's real
+    release may still come. The buffer position where the hand came to rest; None otherwise. A release that
+    dropped the bow arm (a thumb release, real03) is a release wherever the hand stays."""
+    s = shot
+    # A release already said uncertain (it lies in frames the pose did not show, or misread: the long session's
+    # shot 3, the shoulders read at half their width for a second) is not second-guessed on those frames.
+    if s.evidence is None or s.evidence.bow_arm >= 1.0 or s.release_conf <= P.release_unseen_conf:
+        return None
+    i = _newest_judged(buf, P.anchor_deriv_half_s)
+    f = buf[i]
+    if f.index <= s.release_at.frame or not (anchor_pose(f, s.handedness) and _still_at_anchor(buf, i, s.handedness)):
+        s.rest_since = None
+        return None
+    if s.rest_since is None:
+        s.rest_since = f.index
+    start = find(buf, s.rest_since)
+    if start is None or f.t - buf[start].t < P.anchor_confirm_s - 1e-6:
+        return None
+    return start
 
 
 def lost_at_anchor(

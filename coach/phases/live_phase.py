@@ -16,6 +16,11 @@ from .state import OpenShot, TrackerState
 def live_phase(state: TrackerState, f: TrackFrame, shot: OpenShot | None, sides: Sequence[str]) -> Phase:
     """The phase at the newest frame `f`: while seeking, from the arms (a bow arm up is a raise, with the hands
     apart a draw); in a shot, from its state and the time since its anchor or release."""
+    if shot is not None and shot.held is not None and state is not TrackerState.FOLLOW:
+        # Back at full draw after a release (`anchor.back_at_full_draw`): that release stands unless another comes,
+        # and most often none does (a follow-through held with the hand by the jaw).
+        shot = shot.held
+        state = TrackerState.FOLLOW
     if state is TrackerState.SEEK or shot is None:
         for side in sides:
             bow, draw = f.wrists(side)

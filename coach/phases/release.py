@@ -140,7 +140,7 @@ class ReleaseWatch:
             return False
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
-        if ev.released and self._went_back(shot, away):
+        if ev.released and self._went_back(shot, away) and not self._lowering(shot, ev):
             place_release(self._buf, shot, ds, thr, ev)
             return True
         if not shot.cand.moved_on and self._leaving_fast(shot):
@@ -151,6 +151,13 @@ class ReleaseWatch:
             return None
         shot.cand = None
         return False
+
+    @staticmethod
+    def _lowering(shot: OpenShot, ev: ReleaseEvidence) -> bool:
+        """From a full draw found again after a release whose bow arm did not fall (`anchor.back_at_full_draw`),
+        the bow arm falling is the archer lowering the bow after that release (real01: the hand at the face for
+        0.7 s after the shot, then both arms down), not a second release: the first stands."""
+        return shot.held is not None and ev.bow_arm >= 1.0
 
     def _leaving_fast(self, shot: OpenShot) -> bool:
         """The window ends with the hand jumping away: at its farthest from the anchor, moving as fast as a
@@ -184,7 +191,9 @@ class ReleaseWatch:
         ds = self._cand_dists(shot)
         ev = self._release_evidence(shot, ds, cut=True)
         away = [i for i, d in ds if d >= shot.cand.confirm_sw / 2]
-        if not (self._candidate_moving_away(shot) or (ev.released and self._went_back(shot, away))):
+        if self._lowering(shot, ev) or not (
+            self._candidate_moving_away(shot) or (ev.released and self._went_back(shot, away))
+        ):
             return False
         place_release(self._buf, shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
         return True
@@ -266,7 +275,10 @@ class ReleaseWatch:
             p = self._buf[i].wrists(shot.handedness)[1]
             d = _dist(p, c.ref)
             away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
-        return float(np.median(away)) > (P.release_back_by_bow_min_cos if c.by_bow else P.release_back_min_cos)
+        # From a full draw found again after a release (`anchor.back_at_full_draw`), only a hand going straight
+        # back is one: dropping the draw hand after that release takes it down.
+        strict = c.by_bow or shot.held is not None
+        return float(np.median(away)) > (P.release_back_by_bow_min_cos if strict else P.release_back_min_cos)
 
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was

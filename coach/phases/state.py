@@ -10,8 +10,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .frames import ArcherSize
+from .frames import ArcherSize, TrackFrame
 from .params import P
+from .shot import ShotPhases
 
 # How much each release signal, fully present, adds to a release's confidence (combined as independent evidence).
 EVIDENCE_WEIGHT = {"draw_hand": 0.8, "bow_arm": 0.5, "span": 0.3}
@@ -108,12 +109,43 @@ class OpenShot:
     # The picture lost the archer with the draw hand at the face, before the anchor could settle (someone walked
     # in front, MediaPipe lost them), and found them again after (`anchor.lost_at_anchor`): the anchor is uncertain.
     lost_at_anchor: bool = False
+    # After its release: the frame from which the draw hand has been at rest at the face (`anchor.back_at_full_draw`).
+    rest_since: int | None = None
+    # The shot as it was when the archer was found back at full draw after its release (`anchor.back_at_full_draw`):
+    # its release stands if no other comes from that full draw.
+    held: OpenShot | None = None
 
     def doubt(self, conf: float) -> None:
         """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`): its anchor and release are
         no surer than `conf`, so the rules timed from them are not judged."""
         self.anchor_conf = min(self.anchor_conf, conf)
         self.release_conf = min(self.release_conf, conf)
+
+    def released(self, end: TrackFrame, shoulders_misread: bool) -> ShotPhases:
+        """The shot's phases, released and ended at `end` (its windows' hold and follow starts left to the caller)."""
+        rel = self.release_at
+        return ShotPhases(
+            index=self.index,
+            raise_start_frame=self.raise_at.frame,
+            draw_start_frame=self.draw_at.frame,
+            anchor_frame=self.anchor_at.frame,
+            release_frame=rel.frame,
+            end_frame=end.index,
+            raise_start_ms=self.raise_at.t * 1000.0,
+            draw_start_ms=self.draw_at.t * 1000.0,
+            anchor_ms=self.anchor_at.t * 1000.0,
+            release_ms=rel.t * 1000.0,
+            end_ms=end.t * 1000.0,
+            complete=True,
+            handedness=self.handedness,
+            hold_start_frame=self.anchor_at.frame,
+            follow_start_frame=None,
+            hand_stayed=self.hand_stayed,
+            release_confidence=self.release_conf,
+            release_evidence=() if self.evidence is None else self.evidence.agreed,
+            marks_confidence=self.marks_confidence(),
+            shoulders_misread=shoulders_misread,
+        )
 
     def marks_confidence(self) -> dict[str, float]:
         """ShotPhases.marks_confidence: how sure each mark the pose placed is."""

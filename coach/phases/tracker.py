@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from ..kinematics import Body
-from .anchor import draw_goes_on, lost_at_anchor, refine_anchor
+from .anchor import back_at_full_draw, draw_goes_on, lost_at_anchor, refine_anchor
 from .elbow import stand_in
 from .frames import (
     _NAN2,
@@ -115,6 +115,8 @@ class PhaseTracker:
         last = self._last
         if self._state is TrackerState.CANDIDATE and self._release.accept_at_end(s):
             refine_anchor(self._buf, s, s.release_at.t)
+        if s.release_at is None and s.held is not None:
+            return self._release_stands(last, ended=True)
         if s.release_at is None:
             # Unless the string's sound tells an arrow left as the video ended (heard.py).
             seen = Mark(s.seen_frame, s.seen_t) if s.seen_frame >= 0 else Mark(last.index, last.t)
@@ -140,7 +142,7 @@ class PhaseTracker:
                 continue
             if self._run[side] < 0:
                 self._run[side] = f.index
-            start = self._find(self._run[side])
+            start = find(self._buf, self._run[side])
             if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
                 if self._no_draw[side] == self._run[side]:
                     continue
@@ -248,6 +250,8 @@ class PhaseTracker:
         if self._state is TrackerState.CANDIDATE:
             return self._candidate()
         if self._let_down_seen(f):
+            if s.held is not None:
+                return self._release_stands(f)
             if seen_frame >= 0 and f.t - seen_t > P.raised_gap_s:
                 # Back in the picture with the arms already down after a stretch with no one in it: the camera
                 # had swung away (to follow the arrow) or the archer left the frame; nobody saw the bow arm come
@@ -265,6 +269,7 @@ class PhaseTracker:
             # shots whose hold MediaPipe folds.
             self._shots -= 1
             self._start_shot(redraw, s.handedness)
+            self._shot.held = s.held
             return []
         if self._release.open(s):
             self._state = TrackerState.CANDIDATE
@@ -297,19 +302,24 @@ class PhaseTracker:
         return []
 
     def _follow(self) -> list[ShotPhases]:
+        rest = back_at_full_draw(self._buf, self._shot)
+        if rest is not None:
+            self._hold_again(rest)
+            return []
+        return self._close(self._buf[-1]) if self._follow_over(self._buf[-1]) else []
+
+    def _follow_over(self, f: TrackFrame) -> bool:
+        """The open shot's follow-through has ended at `f`: the bow arm down after P.follow_min_s, or P.follow_max_s."""
         s = self._shot
-        f = self._buf[-1]
         after = f.t - s.release_at.t
-        bow = f.wrists(self.handedness)[0]
+        bow = f.wrists(s.handedness)[0]
         # A bow wrist the pose lost with the archer in view has dropped out of the picture or behind the body; a
         # frame with nobody in it (MediaPipe lost the archer after a fast release, fm_14fps) shows nothing, and
         # closing there would leave the follow-through with no frame of the archer to check (_view_after).
         lowered = (np.isnan(bow[1]) and self._seen(f)) or bow[1] > max(
             P.raise_level_below_sw + 0.3, s.bow_y + P.lowered_drop_sw
         )
-        if after >= P.follow_max_s - 1e-6 or (after >= P.follow_min_s - 1e-6 and lowered):
-            return self._close(f)
-        return []
+        return after >= P.follow_max_s - 1e-6 or (after >= P.follow_min_s - 1e-6 and lowered)
 
     def _close(self, end: TrackFrame, ended: bool = False) -> list[ShotPhases]:
         """The shot, released, ends at `end` (its follow-through over, or the video's end: `ended`); none where
@@ -318,30 +328,11 @@ class PhaseTracker:
         rel = s.release_at
         refine_anchor(self._buf, s, rel.t)
         view = self._view_after(ended)
+        if s.held is not None and (view is ViewAfter.CHANGED or s.release_conf <= P.release_unseen_conf):
+            return self._release_stands(end, ended)  # no sure release came from the full draw found again
         if view is ViewAfter.MISREAD:
             s.doubt(P.misread_hold_conf)
-        out = ShotPhases(
-            index=s.index,
-            raise_start_frame=s.raise_at.frame,
-            draw_start_frame=s.draw_at.frame,
-            anchor_frame=s.anchor_at.frame,
-            release_frame=rel.frame,
-            end_frame=end.index,
-            raise_start_ms=s.raise_at.t * 1000.0,
-            draw_start_ms=s.draw_at.t * 1000.0,
-            anchor_ms=s.anchor_at.t * 1000.0,
-            release_ms=rel.t * 1000.0,
-            end_ms=end.t * 1000.0,
-            complete=True,
-            handedness=s.handedness,
-            hold_start_frame=s.anchor_at.frame,
-            follow_start_frame=None,
-            hand_stayed=s.hand_stayed,
-            release_confidence=s.release_conf,
-            release_evidence=() if s.evidence is None else s.evidence.agreed,
-            marks_confidence=s.marks_confidence(),
-            shoulders_misread=view is ViewAfter.MISREAD,
-        )
+        out = s.released(end, shoulders_misread=view is ViewAfter.MISREAD)
         times = {g.index: g.t for g in self._buf}
         w = out.windows(times.get)
         out.hold_start_frame = min(w["hold"][0], end.index)
@@ -351,6 +342,26 @@ class PhaseTracker:
             return []
         self._end_shot(end)
         return [out]
+
+    def _hold_again(self, rest: int) -> None:
+        """Back at full draw after a 'release' (`anchor.back_at_full_draw`): the shot goes on from where the hand
+        came to rest, its raise and draw start as they were (the bow arm came up once), the release found so far
+        held in case no other comes."""
+        s = self._shot
+        self._shots -= 1
+        self._start_shot(rest, s.handedness)
+        n = self._shot
+        n.raise_at, n.draw_at, n.set_span, n.draw_seen, n.held = s.raise_at, s.draw_at, s.set_span, s.draw_seen, s
+
+    def _release_stands(self, now: TrackFrame, ended: bool = False) -> list[ShotPhases]:
+        """No sure release came from the full draw the archer was back at (the arms came down, the picture lost
+        or changed, the video ended): the release held stands (a release aid's hand rests at the face, real01),
+        its follow-through ending where it would have (`_follow_over`)."""
+        self._shot = self._shot.held
+        end = next((g for g in self._buf if g.index > self._shot.release_at.frame and self._follow_over(g)), now)
+        out = self._close(end, ended=ended and end is now)
+        self._floor_index = max(self._floor_index, now.index)
+        return out
 
     def _view_after(self, ended: bool) -> ViewAfter:
         """What the follow-through shows of the archer of the hold (`view_after`; the video `ended` there)."""
@@ -386,6 +397,3 @@ class PhaseTracker:
         self._state = TrackerState.SEEK
         self._floor_index = end.index
         self._watching = False
-
-    def _find(self, index: int) -> int | None:
-        return find(self._buf, index)
