@@ -155,8 +155,8 @@ class ReleaseWatch:
     @staticmethod
     def _lowering(shot: OpenShot, ev: ReleaseEvidence) -> bool:
         """From a full draw found again after a release whose bow arm did not fall (`anchor.back_at_full_draw`),
-        the bow arm falling is the archer lowering the bow after that release (real01: the hand at the face for
-        0.7 s after the shot, then both arms down), not a second release: the first stands."""
+        the bow arm falling is the archer lowering the bow after that release (real01: the hand at rest at the
+        face from 0.3 s after the shot, then both arms down from 0.8 s), not a second release: the first stands."""
         return shot.held is not None and ev.bow_arm >= 1.0
 
     def _leaving_fast(self, shot: OpenShot) -> bool:
