@@ -121,7 +121,7 @@ class OpenShot:
         self.anchor_conf = min(self.anchor_conf, conf)
         self.release_conf = min(self.release_conf, conf)
 
-    def released(self, end: TrackFrame, shoulders_misread: bool) -> ShotPhases:
+    def phases(self, end: TrackFrame, shoulders_misread: bool) -> ShotPhases:
         """The shot's phases, released and ended at `end` (its windows' hold and follow starts left to the caller)."""
         rel = self.release_at
         return ShotPhases(

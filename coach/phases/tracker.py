@@ -332,7 +332,7 @@ class PhaseTracker:
             return self._release_stands(end, ended)  # no sure release came from the full draw found again
         if view is ViewAfter.MISREAD:
             s.doubt(P.misread_hold_conf)
-        out = s.released(end, shoulders_misread=view is ViewAfter.MISREAD)
+        out = s.phases(end, shoulders_misread=view is ViewAfter.MISREAD)
         times = {g.index: g.t for g in self._buf}
         w = out.windows(times.get)
         out.hold_start_frame = min(w["hold"][0], end.index)
