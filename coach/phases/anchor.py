@@ -57,6 +57,22 @@ def draw_goes_on(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
     return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
 
 
+def draw_leapt(buf: Sequence[TrackFrame], shot: OpenShot) -> bool:
+    """Did the span's growth that `draw_goes_on` found take a step no draw makes (`P.redraw_max_step_sw_s`)? Then
+    the pose misread the hold (MediaPipe folds it, the draw hand read at the bow hand) and snapped back as the
+    string left, or the string was already leaving: the release that comes lies in frames it misread."""
+    start = find(buf, shot.growing_since) if shot.growing_since is not None else None
+    if start is None:
+        return False
+    side, fastest = shot.handedness, 0.0
+    for k in range(max(start, 1), len(buf)):
+        a, b = buf[k - 1].raw_draw(side), buf[k].raw_draw(side)
+        dt = buf[k].t - buf[k - 1].t
+        if dt > 0 and not (np.isnan(a[0]) or np.isnan(b[0])):
+            fastest = max(fastest, math.hypot(b[0] - a[0], b[1] - a[1]) / dt)
+    return fastest > P.redraw_max_step_sw_s
+
+
 def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
     """After a release the draw hand does not come back to the face to rest: where, with the bow arm not having
     fallen at that release, it is at the face and still (`anchor_pose`, `_still_at_anchor`) for

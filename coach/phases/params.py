@@ -95,6 +95,11 @@ class TrackerParams:
     # redraw_growth_sw: the draw was still going on, the anchor came too early.
     redraw_s: float = 0.3
     redraw_growth_sw: float = 0.5
+    # A draw moves the hand no faster than this frame to frame (every draw going on in the real, golden and
+    # transformed tracks: 2.3-5.3 U/s; the string leaving flies it at 10-30). A growth with a faster step is the
+    # pose snapping back from a folded hold as the arrow leaves (bystander cropped: 32): the shot goes on from
+    # there as from a draw, its release uncertain (`anchor.draw_leapt`).
+    redraw_max_step_sw_s: float = 10.0
 
     # --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under
     # results.MIN_MARK_CONFIDENCE is "not assessable: phase uncertain", coach/engine.py)

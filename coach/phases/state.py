@@ -114,6 +114,9 @@ class OpenShot:
     # The shot as it was when the archer was found back at full draw after its release (`anchor.back_at_full_draw`):
     # its release stands if no other comes from that full draw.
     held: OpenShot | None = None
+    # The shot went on from a 'draw' the pose leapt through (`anchor.draw_leapt`): its hold was misread, and the
+    # release found next lies in frames it misread.
+    leapt: bool = False
 
     def doubt(self, conf: float) -> None:
         """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`): its anchor and release are

@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from ..kinematics import Body
-from .anchor import back_at_full_draw, draw_goes_on, lost_at_anchor, refine_anchor
+from .anchor import back_at_full_draw, draw_goes_on, draw_leapt, lost_at_anchor, refine_anchor
 from .elbow import stand_in
 from .frames import (
     _NAN2,
@@ -267,9 +267,10 @@ class PhaseTracker:
             # Start the shot again from here: its anchor is refined forward from this frame at the release,
             # and its set is looked for again before it. Waiting for a fresh still anchor instead would lose
             # shots whose hold MediaPipe folds.
+            leapt = draw_leapt(self._buf, s)
             self._shots -= 1
             self._start_shot(redraw, s.handedness)
-            self._shot.held = s.held
+            self._shot.held, self._shot.leapt = s.held, leapt
             return []
         if self._release.open(s):
             self._state = TrackerState.CANDIDATE
@@ -330,7 +331,7 @@ class PhaseTracker:
         view = self._view_after(ended)
         if s.held is not None and (view is ViewAfter.CHANGED or s.release_conf <= P.release_unseen_conf):
             return self._release_stands(end, ended)  # no sure release came from the full draw found again
-        if view is ViewAfter.MISREAD:
+        if view is ViewAfter.MISREAD or s.leapt:
             s.doubt(P.misread_hold_conf)
         out = s.phases(end, shoulders_misread=view is ViewAfter.MISREAD)
         times = {g.index: g.t for g in self._buf}

@@ -83,8 +83,11 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     (the torso unchanged), which once lost the shot as "the picture changed". fault_bow_arm cropped to the upper
     body: MediaPipe loses the archer as the hand comes to the face and finds them after the release, which once
     lost the shot as "no full draw seen". fault_tempo darker: the pose moves the draw hand 0.35 U back at the
-    face 1 s before the release and leaves it there, which once was a sure release at 440 (the truth 461). A
-    release may also be within a frame of the truth: the original's pose is off by one itself (394 for 395)."""
+    face 1 s before the release and leaves it there, which once was a sure release at 440 (the truth 461).
+    bystander cropped to the upper body: MediaPipe folds shot 2's hold (the draw hand read at the bow hand) and
+    snaps back as the arrow leaves, which once was taken for the draw going on and gave a sure release at 398 (the
+    truth 394); it is now said uncertain. A release may also be within a frame of the truth: the original's pose is
+    off by one itself (394 for 395)."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]
