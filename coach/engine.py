@@ -16,6 +16,7 @@ from posture_rules.pack import Rule, RulePack
 
 from .kinematics import Body
 from .metrics import METRICS, ShotFrames
+from .metrics.registry import MIN_MEASURED_SHARE
 from .phases import PHASE_MARKS, SETUP_S, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
@@ -26,7 +27,6 @@ MEASURE_MARKS: dict[str, tuple[str, ...]] = {
     "draw_time": ("draw_start", "anchor"),
     "hold_time": ("anchor", "release"),
 }
-MIN_ASSESSABLE = 0.5  # share of a window's frames that must be measurable for a verdict
 # The consistency block of every session report, whether or not a rule judges the measure.
 SESSION_MEASURES = (
     "draw_length_cv",
@@ -278,7 +278,7 @@ class RuleEngine:
                 )
             vals = _relative(vals, float(np.median(base)))
         ok = ~np.isnan(vals)
-        if len(vals) == 0 or ok.mean() < MIN_ASSESSABLE:
+        if len(vals) == 0 or ok.mean() < MIN_MEASURED_SHARE:
             return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, UNMEASURABLE)
         frames = [s.body.index for s in inside]
         spans = fault_spans(r, frames, [s.body.t_ms for s in inside], vals)

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 SCOPES = ("frame", "shot", "session")
+# A value of a window (a frame rule's phase, a shot metric's stretch of frames) needs at least this share of the
+# window's frames measurable: a window the pose mostly lost (hidden, misread, the blur of a fast release at a low
+# frame rate) tells nothing, however the few frames left read.
+MIN_MEASURED_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import numpy as np
 from coach.kinematics import angle
 
 from .frame import draw_hand_to_chin
-from .registry import METRICS, metric
+from .registry import METRICS, MIN_MEASURED_SHARE, metric
 
 if TYPE_CHECKING:
     from coach.kinematics import Body
@@ -40,6 +40,14 @@ class ShotFrames:
             if b.index >= (frame if frame is not None else 1 << 62):
                 return b.t_s
         return None
+
+
+def _median_seen(win: list, value, parts: tuple[str, ...]) -> float:
+    """Median of value(body) over the frames of `win` that show `parts`; NaN unless at least 3 do, and
+    MIN_MEASURED_SHARE of the window (the flight of a fast release the pose mostly lost at 15 fps leaves two or
+    three frames, of the arm misread in the blur)."""
+    vals = [value(b) for b in win if b.visible(parts)]
+    return float(np.median(vals)) if len(vals) >= max(3, MIN_MEASURED_SHARE * len(win)) else math.nan
 
 
 @metric("draw_time", "shot", "s")
@@ -167,8 +175,7 @@ def follow_through_arm(shot: ShotFrames) -> float:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    vals = [angle(b, "draw_elbow") for b in win if b.visible(("draw_shoulder", "draw_elbow", "draw_wrist"))]
-    return float(np.median(vals)) if len(vals) >= 3 else math.nan
+    return _median_seen(win, lambda b: angle(b, "draw_elbow"), ("draw_shoulder", "draw_elbow", "draw_wrist"))
 
 
 def wrist_below_shoulder(body: Body) -> float:
@@ -193,27 +200,18 @@ def follow_through_wrist_drop(shot: ShotFrames) -> float:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    vals = [wrist_below_shoulder(b) for b in win if b.visible(("draw_shoulder", "draw_wrist"))]
-    return float(np.median(vals)) if len(vals) >= 3 else math.nan
+    return _median_seen(win, wrist_below_shoulder, ("draw_shoulder", "draw_wrist"))
 
 
 @metric("draw_length", "shot", "SW")
 def draw_length(shot: ShotFrames) -> float:
     """Median wrist-to-wrist distance over the hold, in SW (鏃不上指: reach full draw every time)."""
-    vals = [
-        b.dist_sw("bow_wrist", "draw_wrist")
-        for b in shot.between(shot.anchor, shot.release)
-        if b.visible(("bow_wrist", "draw_wrist"))
-    ]
-    return float(np.median(vals)) if len(vals) >= 3 else math.nan
+    hold = shot.between(shot.anchor, shot.release)
+    return _median_seen(hold, lambda b: b.dist_sw("bow_wrist", "draw_wrist"), ("bow_wrist", "draw_wrist"))
 
 
 @metric("anchor_height", "shot", "SW")
 def anchor_height(shot: ShotFrames) -> float:
     """Median draw-wrist height below the mouth line over the hold, in SW (按手頤下)."""
-    vals = [
-        draw_hand_to_chin(b)
-        for b in shot.between(shot.anchor, shot.release)
-        if b.visible(METRICS["draw_hand_to_chin"].landmarks)
-    ]
-    return float(np.median(vals)) if len(vals) >= 3 else math.nan
+    hold = shot.between(shot.anchor, shot.release)
+    return _median_seen(hold, draw_hand_to_chin, METRICS["draw_hand_to_chin"].landmarks)
