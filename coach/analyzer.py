@@ -82,6 +82,12 @@ MISREAD_NOTE = (
     "unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed from them "
     "were not judged"
 )
+# A shot whose draw hand the pose misread in the hold and snapped back as the arrow left (phases/anchor.py
+# draw_leapt).
+HAND_MISREAD_NOTE = (
+    "shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
+    "left): its anchor and release are uncertain, and the rules timed from them were not judged"
+)
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/). The sound's
@@ -260,6 +266,8 @@ class Analyzer:
             self._shot_notes.append(FIRST_SEEN_NOTE.format(n=len(self.shots) + 1, a=sp.anchor_frame))
         if sp.shoulders_misread:
             self._shot_notes.append(MISREAD_NOTE.format(n=len(self.shots) + 1))
+        if sp.hand_misread:
+            self._shot_notes.append(HAND_MISREAD_NOTE.format(n=len(self.shots) + 1))
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view)

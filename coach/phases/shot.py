@@ -118,6 +118,9 @@ class ShotPhases:
     # The torso after the release at its hold's length, the shoulders never at their hold's width: MediaPipe
     # misread the archer through the hold, whose anchor and release are then uncertain (the analyzer's note).
     shoulders_misread: bool = False
+    # The pose misread the draw hand in the hold (read at the bow hand) and snapped it back as the arrow left,
+    # which looked like the draw going on (`anchor.draw_leapt`): the anchor and release are uncertain.
+    hand_misread: bool = False
 
     def windows(self, t_of: TimeOf) -> dict[str, tuple[int, int]]:
         """The frame ranges of this shot's phases (`phase_windows`)."""

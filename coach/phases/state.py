@@ -148,6 +148,7 @@ class OpenShot:
             release_evidence=() if self.evidence is None else self.evidence.agreed,
             marks_confidence=self.marks_confidence(),
             shoulders_misread=shoulders_misread,
+            hand_misread=self.leapt,
         )
 
     def marks_confidence(self) -> dict[str, float]:

@@ -46,6 +46,7 @@ _FIRST_SEEN = re.compile(
 _MISREAD = re.compile(
     r"^shot (?P<n>\d+): the pose read the archer's shoulders in the hold at a width the follow-through never shows"
 )  # coach/analyzer.py MISREAD_NOTE
+_HAND_MISREAD = re.compile(r"^shot (?P<n>\d+): the pose misread the draw hand in the hold")  # HAND_MISREAD_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -124,6 +125,7 @@ def note_text(note: str, lang: str) -> str:
         (_ALONG_DEPTH, "note_along_depth"),
         (_FIRST_SEEN, "note_first_seen_drawn"),
         (_MISREAD, "note_shoulders_misread"),
+        (_HAND_MISREAD, "note_hand_misread"),
     ):
         m = pattern.match(note)
         if m:

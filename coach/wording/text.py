@@ -95,6 +95,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "torso unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed "
         "from them were not judged.",
     ),
+    "note_hand_misread": (
+        "第 {n} 箭：姿勢模型在持弓時把後手讀錯（讀到前手旁），撒放時才跳回原位：靠位與撒放不確定，依它們計時的規則不判斷。",
+        "Shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
+        "left): its anchor and release are uncertain, and the rules timed from them were not judged.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",

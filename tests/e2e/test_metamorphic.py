@@ -114,6 +114,20 @@ def _assert_same(base: SessionReport, moved: SessionReport, transform: str, trut
         assert all(verdicts.get(r) == NOT_ASSESSABLE for r in lost), f"shot {b.index}: faults now passing: {lost}"
 
 
+def test_a_hold_whose_draw_hand_the_pose_misread_says_so() -> None:
+    """bystander cropped to the upper body: shot 2's draw hand read at the bow hand through the last half second of
+    the hold, snapped back as the arrow left. Its release is uncertain, and the session notes say why, in both
+    languages."""
+    from coach.wording.machine import note_text
+
+    report = analyze_track(load_posetrack(GOLDEN / "metamorphic" / "bystander-upper_body.pose.json.gz"))
+    shot = report.shots[1]
+    assert shot.release_confidence < MIN_MARK_CONFIDENCE, shot
+    assert all(f.verdict != FAULT for f in shot.findings)
+    (note,) = [n for n in report.notes if n.startswith("shot 2: the pose misread the draw hand")]
+    assert note_text(note, "zh").startswith("第 2 箭：姿勢模型在持弓時把後手讀錯"), note_text(note, "zh")
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("transform", ["mpeg4", "half_rate", "270p"])
 def test_video_transforms_keep_the_shot(transform: str, tmp_path: Path) -> None:
