@@ -60,7 +60,12 @@ def _truth_phase_report(track, truth: dict, pack, profile):
     for s in truth["shots"]:
         # the truth's marks, with ShotPhases' defaults for what only the tracker or the sound can tell
         defaults = dict(
-            hand_stayed=False, flight_time_s=None, release_confidence=1.0, release_evidence=(), shoulders_misread=False
+            hand_stayed=False,
+            flight_time_s=None,
+            release_confidence=1.0,
+            release_evidence=(),
+            shoulders_misread=False,
+            hand_misread=False,
         )
         a._complete(SimpleNamespace(**defaults, marks_confidence={}, **s, complete=True, release_source="truth"))
     return a.report()
