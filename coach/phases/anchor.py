@@ -12,7 +12,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import TrackFrame, _motion, _newest_judged, _rate, _span, _still_at_anchor, anchor_pose, find
+from .frames import (
+    TrackFrame,
+    _motion,
+    _newest_judged,
+    _rate,
+    _span,
+    _still_at_anchor,
+    anchor_pose,
+    fastest_draw_step,
+    find,
+)
 from .lookback import _draw_travel
 from .params import P
 from .state import Mark, OpenShot
@@ -64,13 +74,7 @@ def draw_leapt(buf: Sequence[TrackFrame], shot: OpenShot) -> bool:
     start = find(buf, shot.growing_since) if shot.growing_since is not None else None
     if start is None:
         return False
-    side, fastest = shot.handedness, 0.0
-    for k in range(max(start, 1), len(buf)):
-        a, b = buf[k - 1].raw_draw(side), buf[k].raw_draw(side)
-        dt = buf[k].t - buf[k - 1].t
-        if dt > 0 and not (np.isnan(a[0]) or np.isnan(b[0])):
-            fastest = max(fastest, math.hypot(b[0] - a[0], b[1] - a[1]) / dt)
-    return fastest > P.redraw_max_step_sw_s
+    return fastest_draw_step(buf, start, len(buf) - 1, shot.handedness) > P.redraw_max_step_sw_s
 
 
 def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:

@@ -215,6 +215,17 @@ def _motion(buf: Sequence[TrackFrame], i: int, side: str) -> float:
     return bow + draw
 
 
+def fastest_draw_step(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> float:
+    """The fastest raw frame-to-frame speed of the draw wrist over buf[lo..hi] (U/s; 0 where never seen twice)."""
+    fastest = 0.0
+    for k in range(max(lo, 1), hi + 1):
+        a, b = buf[k - 1].raw_draw(side), buf[k].raw_draw(side)
+        dt = buf[k].t - buf[k - 1].t
+        if dt > 0 and not (np.isnan(a[0]) or np.isnan(b[0])):
+            fastest = max(fastest, _dist(a, b) / dt)
+    return fastest
+
+
 def _nan_low(y: float) -> float:
     return -math.inf if math.isnan(y) else y
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .frames import ArcherSize, TrackFrame, _dist, _nan_low, _span, find
+from .frames import ArcherSize, TrackFrame, _dist, _nan_low, _span, fastest_draw_step, find
 from .params import P
 from .state import Mark, OpenShot, ReleaseEvidence
 
@@ -91,15 +91,10 @@ def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min
 
 def _peak_step_speed(buf: Sequence[TrackFrame], jump_i: int, handedness: str) -> float:
     """The fastest frame-to-frame speed of the raw draw wrist from buf[jump_i] to P.release_onset_back_s later."""
-    peak = 0.0
-    k = jump_i + 1
-    while k < len(buf) and buf[k].t - buf[jump_i].t <= P.release_onset_back_s + 1e-6:
-        a, b = buf[k - 1].raw_draw(handedness), buf[k].raw_draw(handedness)
-        dt = buf[k].t - buf[k - 1].t
-        if not (np.isnan(a[0]) or np.isnan(b[0])) and dt > 0:
-            peak = max(peak, _dist(a, b) / dt)
-        k += 1
-    return peak
+    hi = jump_i
+    while hi + 1 < len(buf) and buf[hi + 1].t - buf[jump_i].t <= P.release_onset_back_s + 1e-6:
+        hi += 1
+    return fastest_draw_step(buf, jump_i + 1, hi, handedness)
 
 
 def place_release(

@@ -116,10 +116,10 @@ class OpenShot:
     held: OpenShot | None = None
     # The shot went on from a 'draw' the pose leapt through (`anchor.draw_leapt`): its hold was misread, and the
     # release found next lies in frames it misread.
-    leapt: bool = False
+    hand_misread: bool = False
 
     def doubt(self, conf: float) -> None:
-        """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`): its anchor and release are
+        """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`, or the draw hand: `hand_misread`): its anchor and release are
         no surer than `conf`, so the rules timed from them are not judged."""
         self.anchor_conf = min(self.anchor_conf, conf)
         self.release_conf = min(self.release_conf, conf)
@@ -148,7 +148,7 @@ class OpenShot:
             release_evidence=() if self.evidence is None else self.evidence.agreed,
             marks_confidence=self.marks_confidence(),
             shoulders_misread=shoulders_misread,
-            hand_misread=self.leapt,
+            hand_misread=self.hand_misread,
         )
 
     def marks_confidence(self) -> dict[str, float]:

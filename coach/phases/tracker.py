@@ -270,7 +270,7 @@ class PhaseTracker:
             leapt = draw_leapt(self._buf, s)
             self._shots -= 1
             self._start_shot(redraw, s.handedness)
-            self._shot.held, self._shot.leapt = s.held, leapt
+            self._shot.held, self._shot.hand_misread = s.held, leapt
             return []
         if self._release.open(s):
             self._state = TrackerState.CANDIDATE
@@ -331,7 +331,7 @@ class PhaseTracker:
         view = self._view_after(ended)
         if s.held is not None and (view is ViewAfter.CHANGED or s.release_conf <= P.release_unseen_conf):
             return self._release_stands(end, ended)  # no sure release came from the full draw found again
-        if view is ViewAfter.MISREAD or s.leapt:
+        if view is ViewAfter.MISREAD or s.hand_misread:
             s.doubt(P.misread_hold_conf)
         out = s.phases(end, shoulders_misread=view is ViewAfter.MISREAD)
         times = {g.index: g.t for g in self._buf}
