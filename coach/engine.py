@@ -17,7 +17,7 @@ from posture_rules.pack import Rule, RulePack
 from .kinematics import Body
 from .metrics import METRICS, ShotFrames
 from .metrics.registry import MIN_MEASURED_SHARE
-from .phases import PHASE_MARKS, SETUP_S, phase_windows
+from .phases import PHASE_MARKS, READY_PHASES, READY_S, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
 # The measures every shot keeps for the session (beside its rules' own), and the marks each is taken between.
@@ -150,9 +150,10 @@ class RuleEngine:
         self.buffer: deque[Sample] = deque(maxlen=max(int(buffer_s * fps), 60))
         self._live = {r.id: Hysteresis(r) for r in self.frame_rules}
         self._baseline: dict[str, deque[float]] = {
-            m: deque(maxlen=max(int(SETUP_S * fps), 5)) for m in self.frame_metrics if METRICS[m].relative_to_setup
+            m: deque(maxlen=max(int(READY_S * fps), 5)) for m in self.frame_metrics if METRICS[m].relative_to_setup
         }
-        # The setup pose's median, recomputed only when the setup window changes (not on every frame).
+        # The ready pose's median (the newest READY_S of the setup and the raise: as the draw begins), recomputed
+        # only when that window changes (not on every frame).
         self._baseline_value: dict[str, float] = dict.fromkeys(self._baseline, math.nan)
 
     # ---- per frame -------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ class RuleEngine:
         """Measure a frame, buffer it, and return (metric values, rule ids flagged live at this frame)."""
         vals = self.measure(body)
         self.buffer.append(Sample(body, vals))
-        if phase == "setup":
+        if phase in READY_PHASES:
             for m, q in self._baseline.items():
                 if not math.isnan(vals[m]):
                     q.append(vals[m])
@@ -193,7 +194,7 @@ class RuleEngine:
         return [s for s in self.buffer if start <= s.body.index <= end]
 
     def baseline_offsets(self) -> dict[str, float]:
-        """The setup baseline of each metric judged relative to it (those without one yet are left out)."""
+        """The ready pose's baseline of each metric judged relative to it (those without one yet are left out)."""
         return {m: v for m, v in self._baseline_value.items() if not math.isnan(v)}
 
     def judge_shot(self, shot, view: str) -> tuple[list[Finding], dict[str, float]]:
@@ -269,7 +270,7 @@ class RuleEngine:
         ]
         vals = np.array([s.values[r.metric] for s in inside], dtype=float)
         if METRICS[r.metric].relative_to_setup:
-            a, b = windows.get("setup", (0, 0))
+            a, b = windows.get("ready", (0, 0))
             base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
             base = base[~np.isnan(base)]
             if len(base) < 3:

@@ -201,8 +201,8 @@ def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
     data = np.full((len(names), samples[-1].body.index - start + 1), np.nan, dtype=np.float32)
     for s in samples:
         data[:, s.body.index - start] = [s.values.get(m, math.nan) for m in names]
-    # The setup pose's median of the metrics judged against it, as the live baseline keeps it.
-    a, b = phase_windows(sp, t).get("setup", (0, 0))
+    # The ready pose's median of the metrics judged against it (`phase_windows` "ready"), as the engine judges them.
+    a, b = phase_windows(sp, t).get("ready", (0, 0))
     setup = engine.samples_between(a, b - 1)
     offsets = {}
     for m in engine._baseline:

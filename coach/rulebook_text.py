@@ -30,7 +30,7 @@ def format_rule(r: Rule) -> list[str]:
     if r.observable:
         m = METRICS[r.metric]
         lines.append(
-            f"    measures {r.metric} ({m.scope}{', vs own setup' if m.relative_to_setup else ''}); "
+            f"    measures {r.metric} ({m.scope}{', vs own pose as the draw starts' if m.relative_to_setup else ''}); "
             f"phases {', '.join(r.phases)}; views {', '.join(r.views)}"
         )
         extra = []

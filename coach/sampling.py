@@ -17,8 +17,8 @@ all: every frame-counted window downstream (the smoother, the despiker, the shou
 refresh, the view's every-15th-frame check, the engine's buffer) then stays aligned with a full-rate run, and
 time keeps its frame numbers. Those windows hold valid samples only, so a few seconds into a dense stretch
 they hold the samples of a full-rate run: the shot's marks (the look-back walks back from the anchor through
-the raise to the rest before it, and the setup second before the raise is the engine's baseline) and its
-verdicts come from the same numbers. `preroll_s` covers the frames between the last quiet sample and the
+the raise to the rest before it, and the second before the draw start is the engine's baseline for the head)
+and its verdicts come from the same numbers. `preroll_s` covers the frames between the last quiet sample and the
 trigger, the setup second and the smoothers' warm-up.
 
 The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the

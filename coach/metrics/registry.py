@@ -24,7 +24,9 @@ class Metric:
     fn: Callable
     unit: str
     landmarks: tuple[str, ...] = ()
-    relative_to_setup: bool = False  # judged as the change from the archer's own setup pose
+    # Judged as the change from the archer's own pose as the draw begins (`phase_windows` "ready": set up, looking
+    # at the target), not against fixed angles that the camera's height would move.
+    relative_to_setup: bool = False
     doc: str = ""
 
 

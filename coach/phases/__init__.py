@@ -24,6 +24,8 @@ from .params import P, TrackerParams
 from .shot import (
     FULL_DRAW_S,
     PHASE_MARKS,
+    READY_PHASES,
+    READY_S,
     RELEASE_PHASE_S,
     SETUP_S,
     LetDown,
@@ -45,6 +47,8 @@ __all__ = [
     "hear_unseen",
     "FULL_DRAW_S",
     "PHASE_MARKS",
+    "READY_PHASES",
+    "READY_S",
     "RELEASE_PHASE_S",
     "SETUP_S",
     "LetDown",

@@ -23,6 +23,14 @@ class Phase(str, Enum):
 # are the full draw (still arriving), the plateau after them the hold; the release covers the string leaving,
 # then the follow-through.
 SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
+# The pose a metric judged against the archer's own (`Metric.relative_to_setup`, the head's pitch) is compared
+# with: the second before the draw starts, set up and looking at the target, which is where 開弓偃弰 (the head
+# tipped back as the bow is drawn) is measured from. The setup before the raise is no reference: archers bow
+# their heads over the arrow to nock and look up at the target during the raise (real08: the head 26 deg down
+# in the setup, 10 deg down as the draw starts, 5 deg down at full draw, a head_back fault against the setup).
+READY_S = 1.0
+# Live, the ready pose is the newest READY_S of these phases: the setup and the raise, up to the draw.
+READY_PHASES = ("setup", "raise")
 FULL_DRAW_S = 0.3
 RELEASE_PHASE_S = 0.1
 
@@ -53,6 +61,8 @@ def phase_windows(shot, t_of: TimeOf) -> dict[str, tuple[int, int]]:
     if rs is not None:
         w["setup"] = (max(0, rs - int(round(SETUP_S * _fps(t_of, rs)))), rs)
         w["raise"] = (rs, ds if ds is not None else rs)
+    if ds is not None:
+        w["ready"] = (max(0, ds - int(round(READY_S * _fps(t_of, ds)))), ds)
     if ds is not None and an is not None:
         w["draw"] = (ds, an)
     if an is not None:

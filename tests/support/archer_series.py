@@ -28,7 +28,9 @@ class Archer:
     elbow_dy: float = 5.0  # draw elbow above the arrow line at full draw, px (+ = up)
     arrow_tilt: float = 0.0  # deg, + = bow hand higher
     bow_elbow: float = 176.0  # bow-arm angle at full draw
-    head_pitch: float = 0.0  # deg change from setup at full draw, + = tipped back
+    head_pitch: float = 0.0  # deg change at full draw from the head as the draw starts, + = tipped back
+    # deg the head is bowed in the setup (looking down to nock), lifted level to the target as the raise begins
+    nock_bow: float = 0.0
     trunk_lean: float = 0.0  # deg sideways, draw → follow-through
     shoulder_tilt: float = 0.0  # deg, shrug of the bow shoulder against the trunk
     shoulder_turn: float = 1.0  # projected shoulder width factor at full draw (1 = square)
@@ -119,7 +121,7 @@ def _pose(a: Archer, t, t_raise, t_draw, t_anchor, t_release) -> np.ndarray:
     xy[INDEX["right_foot_index"]] = ra + (0, 8) + 30 * np.array([0.2, 1.0])
 
     # head: turned to the target; pitch moves the nose up against the ears
-    pitch = a.head_pitch * (drawn if not released else 1.0)
+    pitch = a.head_pitch * (drawn if not released else 1.0) - a.nock_bow * (1.0 - _smooth((t - t_raise) / 0.4))
     ear_y = 125.0
     nose_y = ear_y + 3.0 - 0.5 * SW * math.tan(math.radians(pitch))
     xy[INDEX["left_ear"]] = (405, ear_y)

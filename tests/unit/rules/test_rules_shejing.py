@@ -81,6 +81,33 @@ def test_fault_is_found_with_its_side(rule):
     assert f.start_frame is not None and f.end_frame is not None and f.value is not None
 
 
+def _live_flags(series, view="face-on") -> set[str]:
+    """The rules flagged live, frame by frame, with each frame's phase from the shot's marks."""
+    marks = [
+        ("setup", series.raise_start_frame),
+        ("raise", series.draw_start_frame),
+        ("draw", series.anchor_frame),
+        ("full_draw", series.anchor_frame + 5),
+        ("hold", series.release_frame),
+        ("release", series.release_frame + 2),
+    ]
+    eng, flagged = RuleEngine(PACK, fps=15), set()
+    for b in series.bodies:
+        phase = next((p for p, end in marks if b.index < end), "follow_through")
+        flagged.update(eng.push(b, phase, view)[1])
+    return flagged
+
+
+@pytest.mark.parametrize(("nock_bow", "head_pitch", "verdict"), [(25.0, 0.0, PASS), (25.0, 30.0, FAULT)])
+def test_the_head_is_judged_against_the_head_as_the_draw_starts(nock_bow, head_pitch, verdict):
+    """開弓偃弰: the head tipping back as the bow is drawn. Archers bow their heads over the arrow to nock and
+    look up at the target in the raise (real08: 26 deg down in the setup, 10 deg down as the draw starts): the
+    head is compared with the head as the draw starts, in the shot's verdict and live alike."""
+    series = shot(replace(CLEAN, nock_bow=nock_bow, head_pitch=head_pitch))
+    assert judge(series)[0]["head_back"].verdict == verdict
+    assert ("head_back" in _live_flags(series)) == (verdict == FAULT)
+
+
 def test_folded_follow_through_arm_is_a_fault():
     # The follow-through arm folded at the face after the hand did travel back a little.
     f = judge(shot(replace(CLEAN, release_back=0.4, ft_drop=-0.3)))[0]
