@@ -6,6 +6,7 @@ releases ±1 frame at the new rate, no fault the original lacks; a fault may onl
 
     python benchmarks/metamorphic.py                            # every sample clip (about a minute a clip)
     python benchmarks/metamorphic.py --clips short_1shot --transforms mpeg4,half_rate
+    python benchmarks/metamorphic.py --poses /tmp/meta_poses   # keep MediaPipe's tracks; a second run takes seconds
 
 The pose-track transforms (mirror, half rate, crop) are also a test (tests/e2e/test_metamorphic.py); this one adds
 what only the picture shows: compression, scale and light.
@@ -123,21 +124,37 @@ def compare(base, moved, scale: float) -> str:
     return "same" if not unsure else "same, uncertain: " + "; ".join(unsure)
 
 
-def run(clips: list[Path], names: list[str]) -> list[str]:
-    from coach.pipeline import analyze_video
+def _analyse(video: Path, poses: Path | None, make: Callable[[Path], Path] | None = None):
+    """The report on `video` (made first by `make(path)` where given). With `poses`, from MediaPipe's track of it
+    kept there (`<stem>.pose.json.gz`, made once, its sound left out), so that a change to the analysis is
+    measured again in seconds instead of the model's ~50 minutes."""
+    from coach.pipeline import analyze_track, analyze_video
+    from coach.pose_frame import load_posetrack
 
+    if poses is None:
+        return analyze_video(make(video) if make else video)
+    track = poses / f"{video.stem}.pose.json.gz"
+    if not track.exists():
+        poses.mkdir(parents=True, exist_ok=True)
+        analyze_video(make(video) if make else video, save_pose=track, audio=False)
+    return analyze_track(load_posetrack(track))
+
+
+def run(clips: list[Path], names: list[str], poses: Path | None = None) -> list[str]:
     lines = []
     same = total = 0
     with tempfile.TemporaryDirectory() as tmp:
         for clip in clips:
             t0 = time.perf_counter()
-            base = analyze_video(clip)
+            base = _analyse(clip, poses)
             lines.append(
                 f"{clip.stem}: releases {[s.release_frame for s in base.shots]}, faults "
                 f"{[sorted(_faults(s)) for s in base.shots]} ({time.perf_counter() - t0:.0f} s)"
             )
             for name in names:
-                moved = analyze_video(transform_clip(clip, Path(tmp) / f"{clip.stem}-{name}.mp4", name))
+                moved = _analyse(
+                    Path(tmp) / f"{clip.stem}-{name}.mp4", poses, lambda out, c=clip, n=name: transform_clip(c, out, n)
+                )
                 verdict = compare(base, moved, 0.5 if name == "half_rate" else 1.0)
                 total += 1
                 same += verdict.startswith("same")
@@ -152,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", default=str(ROOT / "sample_videos"))
     ap.add_argument("--clips", default=None, help="comma-separated clip names (default: every sample clip)")
     ap.add_argument("--transforms", default=",".join(TRANSFORMS), help=f"any of {', '.join(TRANSFORMS)}")
+    ap.add_argument("--poses", type=Path, default=None, help="keep (and reuse) MediaPipe's tracks here")
     args = ap.parse_args(argv)
     clips = sorted(Path(args.videos).glob("*.mp4"))
     if args.clips:
@@ -165,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    print(run(clips, names)[-1])
+    print(run(clips, names, args.poses)[-1])
     return 0
 
 
