@@ -9,6 +9,7 @@ that starts passing fails, so the list stays exact)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,6 @@ TRANSFORMS = {
 }
 
 KNOWN_MISSES = {
-    ("real07_recurve_faceon_close_longhold", "half_rate"): "at 12.5 fps the weak release is dismissed as a "
-    "twitch (hand 0.70 of the confirming distance, bow arm drop 0.95 of the agreeing one; 0.53 and 1.17 at 25 fps), "
-    "and the hand swinging forward and out of view 0.9 s later is taken for a release with the picture changed: no shot",
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
     ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found: ±0.1 s holds ±1 frame, and on "
@@ -69,7 +67,16 @@ def _faults(shot) -> set[str]:
 
 @pytest.mark.parametrize(("path", "transform"), _cases())
 def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
-    _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform)
+    _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform, _labelled(path))
+
+
+def _labelled(path: Path) -> list[int] | None:
+    """A real track's hand-labelled releases (its `.labels.json`): a release may be as near the label as the
+    original's, which is itself a frame or two off it (real07: 263 for 264)."""
+    labels = path.with_name(path.name.replace(".pose.json", ".labels.json"))
+    if not labels.is_file():
+        return None
+    return [s["release_frame"] for s in json.loads(labels.read_text(encoding="utf-8"))["shots"]]
 
 
 # MediaPipe's pose of sample clips whose video was transformed (benchmarks/metamorphic.py transform_clip), named
@@ -100,7 +107,7 @@ def _assert_same(base: SessionReport, moved: SessionReport, transform: str, trut
     got = [s.release_frame for s in moved.shots]
     assert len(got) == len(want), (want, got)
     for i, (w, g, m) in enumerate(zip(want, got, moved.shots)):
-        near = [w * scale] + ([truth[i] * scale] if truth else [])
+        near = [w * scale] + ([truth[i] * scale] if truth and i < len(truth) else [])
         # A release the transform hid may move if it is said uncertain (its rules are then not judged).
         sure = (m.release_confidence or 1.0) >= MIN_MARK_CONFIDENCE
         assert any(abs(g - n) <= 1 for n in near) or not sure, (want, got)
