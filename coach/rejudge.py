@@ -203,10 +203,10 @@ def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
         data[:, s.body.index - start] = [s.values.get(m, math.nan) for m in names]
     # The ready pose's median of the metrics judged against it (`phase_windows` "ready"), as the engine judges them.
     a, b = phase_windows(sp, t).get("ready", (0, 0))
-    setup = engine.samples_between(a, b - 1)
+    ready = engine.samples_between(a, b - 1)
     offsets = {}
     for m in engine._baseline:
-        v = [s.values[m] for s in setup if not math.isnan(s.values[m])]
+        v = [s.values[m] for s in ready if not math.isnan(s.values[m])]
         if v:
             offsets[m] = float(np.median(v))
     return ShotSeries(start, names, offsets, data)
