@@ -1,12 +1,17 @@
 """What to work on first: the one or two faults of a session that matter most.
 
 Pure (no store, no I/O), so the reports, the dashboard and the terminal can share it. A fault ranks by its
-rule's severity first, then by how many shots showed it (recurrence), then by the pack's order of rules.
-Faults the coach dismissed are not faults here."""
+rule's severity first, then by how many shots showed it (recurrence), then by the pack's order of rules; a rule
+the landmarks judge with low confidence (a hint, not a verdict: `confidence = "low"` in the pack) ranks after
+every fault the tool stands behind, whatever its severity. Faults the coach dismissed are not faults here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from posture_rules.pack import RulePack
 
 SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2}
 SEVERITY_TEXT = {"critical": "critical 極重", "major": "major 重", "minor": "minor 輕"}  # the terminal's bilingual text
@@ -31,11 +36,13 @@ def headline(
     order: list[str],
     dismissed: set[tuple[int | None, str]] = frozenset(),
     limit: int = 2,
+    hints: frozenset[str] = frozenset(),
 ) -> list[Focus]:
     """The faults to work on first, most important first (at most `limit`).
 
     `shots` are coach.session/1 shot dicts (index, findings); `consistency` the session-level findings;
-    `severity` maps rule id → severity; `order` is the pack's rule order (the tie-break)."""
+    `severity` maps rule id → severity; `order` is the pack's rule order (the tie-break); `hints` the rules judged
+    with low confidence."""
     seen: dict[str, list[int]] = {}
     for sh in shots:
         for f in sh.get("findings", []):
@@ -49,7 +56,21 @@ def headline(
     pos = {rid: i for i, rid in enumerate(order)}
 
     def rank(rid: str) -> tuple:
-        return (SEVERITY_RANK.get(severity.get(rid, "minor"), 3), -len(seen[rid]), pos.get(rid, len(pos)))
+        sev = SEVERITY_RANK.get(severity.get(rid, "minor"), 3)
+        return (rid in hints, sev, -len(seen[rid]), pos.get(rid, len(pos)))
 
     picked = sorted(seen, key=rank)[:limit]
     return [Focus(rid, severity.get(rid, "minor"), tuple(seen[rid]), len(shots)) for rid in picked]
+
+
+def pack_headline(
+    shots: list[dict],
+    consistency: list[dict],
+    pack: RulePack,
+    dismissed: set[tuple[int | None, str]] = frozenset(),
+    limit: int = 2,
+) -> list[Focus]:
+    """`headline` with the severities, the order and the hints (low-confidence rules) of a rule pack."""
+    severity = {r.id: r.severity for r in pack.rules}
+    hints = frozenset(r.id for r in pack.rules if r.confidence == "low")
+    return headline(shots, consistency, severity, [r.id for r in pack.rules], dismissed, limit, hints)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .headline import SEVERITY_TEXT, Focus, headline
+from .headline import SEVERITY_TEXT, Focus, pack_headline
 from .results import (
     FAULT,
     NOT_ASSESSABLE,
@@ -72,8 +72,7 @@ def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
 def session_focus(doc: dict, pack: RulePack, limit: int = 2) -> list[Focus]:
     """The one or two faults of a coach.session/1 document to work on first."""
     consistency = doc.get("consistency", {}).get("findings", [])
-    severity = {r.id: r.severity for r in pack.rules}
-    return headline(doc["shots"], consistency, severity, [r.id for r in pack.rules], limit=limit)
+    return pack_headline(doc["shots"], consistency, pack, limit=limit)
 
 
 def format_report(report: SessionReport, pack: RulePack) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
-from ..headline import Focus, headline
+from ..headline import Focus, pack_headline
 from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, correction_remarks, release_remarks
@@ -107,8 +107,7 @@ class ReportData:
         return picked[0] if picked else None
 
     def _headline(self, shots: list[dict], consistency: list[dict], limit: int = 2) -> list[Focus]:
-        severity = {r.id: r.severity for r in self.pack.rules}
-        return headline(shots, consistency, severity, [r.id for r in self.pack.rules], self.dismissed(), limit)
+        return pack_headline(shots, consistency, self.pack, self.dismissed(), limit)
 
     @property
     def fault_count(self) -> int:
