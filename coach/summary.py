@@ -63,6 +63,8 @@ def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
     for f in focus:
         r = pack.by_id.get(f.rule)
         name = f"{f.rule} {r.name_zh}" if r else f.rule
+        if r and r.confidence == "low":
+            name += " (?)"  # a hint, not a verdict (ranked after the faults the tool stands behind)
         where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {of_shots} shots 箭"
         cue = f" → {r.cue_zh} / {r.cue_en}" if r else ""
         out.append(f"{name} ({SEVERITY_TEXT.get(f.severity, f.severity)}; {where}){cue}")

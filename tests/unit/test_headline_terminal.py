@@ -7,7 +7,7 @@ from coach.headline import pack_headline
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
 from coach.results import FAULT
-from coach.summary import format_report
+from coach.summary import focus_text, format_report
 from posture_rules.pack import load_pack
 from tests.support.paths import ROOT
 
@@ -82,3 +82,6 @@ def test_a_hint_comes_after_the_faults_the_tool_stands_behind():
     assert [f.rule for f in pack_headline(shots, [], PACK)] == ["stillness", hint]
     assert [f.rule for f in pack_headline(shots, [], PACK, limit=1)] == ["stillness"]
     assert [f.rule for f in pack_headline([_shot(0, hint)], [], PACK)] == [hint]
+    # The terminal says which it is, as it does in the shot's verdicts.
+    (line,) = focus_text(pack_headline([_shot(0, hint)], [], PACK), PACK, 1)
+    assert line.startswith(f"{hint} {PACK.by_id[hint].name_zh} (?)"), line
