@@ -94,7 +94,15 @@ class UpperBodyGuard:
       (MediaPipe's first frames of a person may be the misread ones: fm_starts_at_full_draw).
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
-      `max_s` of rejection the new width is accepted (the archer did turn).
+      `max_s` of rejection a frame is accepted, one each `max_s`, until the new width is the reference's median
+      (the archer did turn: some 8 s; MediaPipe's folds in low-quality video last longer than `max_s`, and
+      their frames are not the archer's).
+    - A fold is a fold until the width is back near the reference (`unfold_ratio`), not until it first creeps
+      over `ratio`; and a width that snaps down by `snap_frac` of the reference within `snap_s` has folded at
+      `unfold_ratio` already. MediaPipe half-unfolds for a second (the long session's shot 2: 84 px, 8 px,
+      30-48 px, then 84 px again against a reference of 77); judged against `ratio` alone, a pixel of noise
+      decided which of those frames were kept (a full-rate and an adaptive run of the same video saw the draw
+      hand before the release in 3 frames and in none; a 15 fps copy kept two frames a 30 fps one dropped).
     """
 
     WIDE = 0.15  # shoulders or hips at least this share of the torso length apart: their order is clear
@@ -102,6 +110,9 @@ class UpperBodyGuard:
     def __init__(
         self,
         ratio: float = 0.6,
+        unfold_ratio: float = 0.7,
+        snap_frac: float = 0.2,
+        snap_s: float = 0.1,
         max_s: float = 1.0,
         window: int = 15,
         order_s: float = 3.0,
@@ -109,7 +120,12 @@ class UpperBodyGuard:
         order_min_s: float = 0.5,
     ):
         self.ratio = ratio
+        self.unfold_ratio = unfold_ratio
         self.max_s = max_s
+        self.snap_frac = snap_frac
+        self.snap_s = snap_s
+        self._folded = False
+        self._last = (-math.inf, math.nan)  # (t, width) of the frame before
         self.order_s = order_s
         self.mirror_max_s = mirror_max_s
         self.order_min_s = order_min_s
@@ -164,7 +180,14 @@ class UpperBodyGuard:
         w = math.hypot(*(xy[L_SH] - xy[R_SH]))
         if math.isnan(w):
             return what
-        if self._ref and w < self.ratio * float(np.median(self._ref)) and t_s - self._ok_t <= self.max_s:
+        ref = float(np.median(self._ref)) if self._ref else math.nan
+        # A snap: the width fell by snap_frac of the reference since the frame before (a real turn takes longer:
+        # 20 % of the width in 0.1 s is a quarter turn in half a second).
+        snapped = t_s - self._last[0] <= self.snap_s + 1e-6 and self._last[1] - w > self.snap_frac * ref
+        self._last = (t_s, w)
+        limit = self.unfold_ratio if self._folded or snapped else self.ratio
+        self._folded = w < limit * ref and t_s - self._ok_t <= self.max_s
+        if self._folded:
             xy[UPPER_BODY] = np.nan
             return "collapsed"
         self._ref.append(w)

@@ -32,9 +32,6 @@ TRANSFORMS = {
 KNOWN_MISSES = {
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
-    ("fault_bow_hand", "half_rate"): "at 15 fps shot 3 (release 599) is not found: ±0.1 s holds ±1 frame, and on "
-    "its jittery hold the span's speed over it swings past 0.8 U/s every other frame, so no 0.2 s reads as still at "
-    "the anchor (noted as a raised bow arm with no full draw seen)",
 }
 
 

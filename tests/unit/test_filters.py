@@ -172,3 +172,49 @@ def test_first_frames_read_mirrored_do_not_outvote_the_clip():
 def test_a_mirror_glitch_against_an_established_order_is_repaired_throughout():
     repaired = _mirrored_frames([+1] * 90 + [-1] * 30 + [+1] * 30)
     assert repaired == list(range(90, 120))
+
+
+# ---- UpperBodyGuard: MediaPipe's folded readings ------------------------------------------------------------------
+def _shoulders(width: float) -> tuple[np.ndarray, np.ndarray]:
+    """An upright body facing the camera, its shoulders `width` px apart."""
+    from coach.filters import L_SH, R_SH
+
+    xy, vis = _facing(+1)
+    xy[[L_SH, R_SH], 0] = 100 + width / 2, 100 - width / 2
+    return xy, vis
+
+
+def test_a_fold_lasts_until_the_shoulders_are_back_near_their_width():
+    """MediaPipe folds the shoulders for a second and unfolds them in one frame (the long session's shot 2: 8 px,
+    then 30-48 px, then 84 px against 77-85 before). The half-unfolded frames are part of the fold: were they
+    judged against the fold's own threshold, a pixel of noise would decide which are kept (the full-rate and
+    the adaptive run of the same video then saw the hand before the release in 3 frames and in none)."""
+    from coach.filters import UpperBodyGuard
+
+    guard = UpperBodyGuard()
+    widths = [80.0] * 30 + [8.0, 20.0, 35.0, 47.0, 50.0, 45.0, 52.0, 44.0] + [84.0] * 10
+    folded = [i for i, w in enumerate(widths) if guard(*_shoulders(w), i / 30.0) == "collapsed"]
+    assert folded == list(range(30, 38))
+
+
+def test_a_width_that_snaps_down_has_folded_even_above_the_fold_ratio():
+    """At 15 fps the fold's first frame may be one a little over `ratio` (fault_bow_arm: 66 px, then 43 px against
+    67): the snap says it folded, where a slow narrowing to the same width (a turn) is the archer's."""
+    from coach.filters import UpperBodyGuard
+
+    snap, turn = UpperBodyGuard(), UpperBodyGuard()
+    snapped = [snap(*_shoulders(w), i / 15.0) for i, w in enumerate([67.0] * 15 + [43.0, 46.0, 67.0])]
+    turned = [turn(*_shoulders(w), i / 15.0) for i, w in enumerate([67.0] * 15 + [60.0, 53.0, 47.0, 43.0])]
+    assert snapped[15:] == ["collapsed", "collapsed", None]
+    assert "collapsed" not in turned
+
+
+def test_a_turn_is_taken_once_the_new_width_is_the_reference():
+    """An archer who does turn (the width stays at half) is followed: a frame each `max_s` is taken in, until the
+    new width is the reference's median."""
+    from coach.filters import UpperBodyGuard
+
+    guard = UpperBodyGuard()
+    widths = [80.0] * 30 + [40.0] * 400
+    folded = [i for i, w in enumerate(widths) if guard(*_shoulders(w), i / 30.0) == "collapsed"]
+    assert 30 in folded and 60 not in folded and max(folded) < 30 + 10 * 31
