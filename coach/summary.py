@@ -18,9 +18,10 @@ from .results import (
 )
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
+from .wording.text import MACHINE_TEXT
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
-LOW_CONFIDENCE_NOTE = "(?) a rule the landmarks judge with low confidence: take its fault as a hint, not a verdict"
+LOW_CONFIDENCE_NOTE = MACHINE_TEXT["hint_note"][1]
 
 
 def _fmt(v: float | None, unit: str = "") -> str:

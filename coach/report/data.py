@@ -127,6 +127,12 @@ class ReportData:
         r = self.rule(rid)
         return f"{r.name_zh} {r.name_en}" if r else rid
 
+    def fault_label(self, rid: str) -> str:
+        """The rule's label as its fault is shown: marked "(?)" where the landmarks judge the rule with low
+        confidence (a hint, not a verdict; the terminal marks it so too, coach/summary.py)."""
+        r = self.rule(rid)
+        return self.rule_label(rid) + (" (?)" if r and r.confidence == "low" else "")
+
 
 def latest_actions(annotations: list[Annotation]) -> dict[tuple[int | None, str | None], dict]:
     """The coach's last accept/dismiss per (shot, rule), with all comments ("" when there are only comments)."""
@@ -363,5 +369,5 @@ def focus_lines(d: ReportData) -> list[tuple[str, str, str]]:
         r = d.rule(f.rule)
         where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {n} shots {len(f.shots)}/{n} 箭"
         cue = f"{r.cue_zh} / {r.cue_en}" if r else ""
-        out.append((d.rule_label(f.rule), where, cue))
+        out.append((d.fault_label(f.rule), where, cue))
     return out

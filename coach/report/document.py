@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..wording.machine import note_text
+from ..wording.text import MACHINE_TEXT
 from .data import (
     VERDICT_LABEL,
     VERDICT_MARK,
@@ -124,7 +125,7 @@ def findings_table(d: ReportData, findings: list[dict], shot: int | None) -> Tab
                 Para(f"→ {r.cue_zh} / {r.cue_en}", "cue"),
             )
         cells = (
-            _c(d.rule_label(f["rule"])),
+            _c(d.fault_label(f["rule"]) if v == "fault" else d.rule_label(f["rule"])),
             _c(f"{VERDICT_MARK.get(v, '')} {VERDICT_LABEL.get(v, v)}", tone=v, bare=True),
             _c(value_text(f.get("value"), f.get("unit", ""), f.get("threshold"))),
             _c(limits_text(f.get("threshold") or {}, f.get("unit", ""))),
@@ -142,10 +143,20 @@ def _focus(d: ReportData) -> Section:
     for i, (name, where, cue) in enumerate(lines, 1):
         blocks += [Para(f"{i}. {name} — {where}", "focus"), Para(f"→ {cue}", "cue")]
     for x in d.shots:
-        names = ", ".join(d.rule_label(f["rule"]) for f in x.faults) or "no faults 無病"
+        names = ", ".join(d.fault_label(f["rule"]) for f in x.faults) or "no faults 無病"
         blocks.append(Para(f"Shot {x.index + 1} 第{x.index + 1}箭: {names}", link=f"shot-{x.index + 1}"))
+    if _shows_a_hint(d):
+        zh, en = MACHINE_TEXT["hint_note"]
+        blocks += [Para(en, "warn"), Para(zh, "warn")]
     blocks += [p for n in d.notes for p in _note_paras(n)]
     return Section("What to work on first 先練", tuple(blocks), kind="focus")
+
+
+def _shows_a_hint(d: ReportData) -> bool:
+    """Does the report show a fault of a low-confidence rule (marked "(?)"), standing after the coach's review?"""
+    faults = [f for x in d.shots for f in x.faults]
+    faults += [f for f in d.consistency if d.shown_verdict(f, None) == "fault"]
+    return any((r := d.rule(f["rule"])) is not None and r.confidence == "low" for f in faults)
 
 
 def _note_paras(note: str) -> list[Para]:

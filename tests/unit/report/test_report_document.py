@@ -94,3 +94,24 @@ def test_a_sampled_sparsely_note_is_in_english_and_chinese(data):
     assert en.startswith("Adaptive analysis") and "1177 of 3527 frames" in en and "2651 frames" in en
     assert zh.startswith("自適應分析") and "3527 幀中的 1177 幀" in zh and "每秒取樣 3 幀" in zh
     assert unknown == "something new the table does not know"
+
+
+def test_a_hint_is_marked_as_the_terminal_marks_it(tmp_path):
+    """fault_release faults follow_through_arm and liang_zhai, rules the landmarks judge with low confidence: the
+    report marks them "(?)" wherever it names them as faults and says, in both languages, what the mark means;
+    a fault the tool stands behind carries no mark."""
+    from coach.wording.text import MACHINE_TEXT
+
+    db = tmp_path / "coach.db"
+    track = GOLDEN / "fault_release.pose.json.gz"
+    assert main(["analyze", "--pose-track", str(track), "--archer", "王五", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        d = gather(store, 1)
+    lines = [line for t in texts(build(d)) for line in t.splitlines()]
+    hint, sure = d.rule_label("follow_through_arm"), d.rule_label("hou_shou_xiao")
+    assert any(f"{hint} (?)" in line for line in lines), "the hint is not marked"
+    assert any(sure in line for line in lines) and not any(f"{sure} (?)" in line for line in lines)
+    page = _html_text(render(d, "html"))
+    zh, en = MACHINE_TEXT["hint_note"]
+    assert _flat(zh) in page and _flat(en) in page
+    assert page.count(_flat(f"{hint} (?)")) >= 2  # the findings table, and the shot's line under "work on first"
