@@ -330,7 +330,9 @@ def test_moving_a_release_rejudges_the_shot_and_the_session(three_shots) -> None
     t = shot.result.times_s
     assert shot.result.measures["hold_time"] == pytest.approx(t["release_at"] - t["anchor_at"], abs=1e-3)
     with Store.open(db) as s:
-        holds = [x.result.measures["hold_time"] for x in s.shots(a)]
+        # a shot whose release is uncertain (clean_rh_3shots' second: MediaPipe folds its hold) has no hold time
+        holds = [h for x in s.shots(a) if (h := x.result.measures["hold_time"]) is not None]
+    assert len(holds) >= 2
     assert session.report["consistency"]["measures"]["hold_time_mean"] == pytest.approx(np.mean(holds), abs=1e-3)
     assert [f.rule for f in r.consistency] == [f["rule"] for f in session.report["consistency"]["findings"]]
 
