@@ -58,14 +58,20 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     return out
 
 
+def focus_name(f: Focus, pack: RulePack) -> str:
+    """ "id 名", marked "(?)" for a rule the landmarks judge with low confidence: a hint, not a verdict (ranked
+    after the faults the tool stands behind)."""
+    r = pack.by_id.get(f.rule)
+    name = f"{f.rule} {r.name_zh}" if r else f.rule
+    return name + " (?)" if r and r.confidence == "low" else name
+
+
 def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
     """The headline's faults, one line each: the rule, where it showed, and its cue first in Chinese."""
     out = []
     for f in focus:
         r = pack.by_id.get(f.rule)
-        name = f"{f.rule} {r.name_zh}" if r else f.rule
-        if r and r.confidence == "low":
-            name += " (?)"  # a hint, not a verdict (ranked after the faults the tool stands behind)
+        name = focus_name(f, pack)
         where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {of_shots} shots 箭"
         cue = f" → {r.cue_zh} / {r.cue_en}" if r else ""
         out.append(f"{name} ({SEVERITY_TEXT.get(f.severity, f.severity)}; {where}){cue}")
@@ -107,9 +113,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
             lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
         if s.corrected:
             lines.append("  " + correction_remarks(s.corrected))
-        shot_focus = focus_text(session_focus({"shots": [shot_doc]}, pack, limit=1), pack, 1)
-        if shot_focus:
-            lines.append(f"  work on 先練: {shot_focus[0].split(' (')[0]}")
+        if shot_focus := session_focus({"shots": [shot_doc]}, pack, limit=1):
+            lines.append(f"  work on 先練: {focus_name(shot_focus[0], pack)}")
         lines.append(
             "  phases: "
             + ", ".join(

@@ -35,6 +35,13 @@ def rule_name(pack: RulePack, rid: str, lang: str) -> str:
     return r.name_en if lang == "en" else r.name_zh
 
 
+def fault_name(pack: RulePack, rid: str, lang: str) -> str:
+    """The rule's name as its fault is shown: marked "(?)" where the landmarks judge the rule with low confidence
+    (a hint, not a verdict; the terminal and the reports mark it so too)."""
+    r = pack.by_id.get(rid)
+    return rule_name(pack, rid, lang) + (" (?)" if r is not None and r.confidence == "low" else "")
+
+
 def fmt_value(v, unit: str = "", threshold: dict | None = None) -> str:
     return value_text(v, unit, threshold)
 
@@ -197,7 +204,9 @@ def verdict_rows(shot: dict, pack: RulePack, annotations: list[Annotation], lang
         verdict = f"{strike(t('v_fault', lang))} {t('v_dismissed', lang)}" if v == "dismissed" else t(f"v_{v}", lang)
         rows.append(
             {
-                t("col_rule", lang): rule_name(pack, f["rule"], lang),
+                t("col_rule", lang): fault_name(pack, f["rule"], lang)
+                if f["verdict"] == "fault"
+                else rule_name(pack, f["rule"], lang),
                 t("col_verdict", lang): verdict,
                 t("col_value", lang): fmt_value(f.get("value"), f.get("unit") or "", f.get("threshold"))
                 if f["verdict"] != "not_assessable"

@@ -85,3 +85,13 @@ def test_a_hint_comes_after_the_faults_the_tool_stands_behind():
     # The terminal says which it is, as it does in the shot's verdicts.
     (line,) = focus_text(pack_headline([_shot(0, hint)], [], PACK), PACK, 1)
     assert line.startswith(f"{hint} {PACK.by_id[hint].name_zh} (?)"), line
+
+
+def test_a_shot_s_hint_to_work_on_is_marked_as_its_verdict_is():
+    """fault_release's first shot has one fault, liang_zhai, a low-confidence rule: the shot's 'work on' line
+    carries the (?) its verdict line carries."""
+    report = analyze_track(load_posetrack(GOLDEN / "fault_release.pose.json.gz"), pack=PACK)
+    assert [f.rule for f in report.shots[0].faults] == ["liang_zhai"]
+    block = format_report(report, PACK).split("\nShot 2:")[0].split("\nShot 1:")[1]
+    (line,) = [ln for ln in block.splitlines() if ln.strip().startswith("work on 先練:")]
+    assert line.strip() == f"work on 先練: liang_zhai {PACK.by_id['liang_zhai'].name_zh} (?)"

@@ -10,6 +10,7 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.corrections_panel import corrected_note, correction_panel
 from coach.dashboard.data import (
+    fault_name,
     fmt_value,
     limits_label,
     rule_name,
@@ -221,8 +222,10 @@ def focus_panel(rd, lang: str) -> None:
             r = rd.pack.by_id.get(f.rule)
             where = ui.tr("focus_session") if f.session_level else ui.tr("focus_shots", k=len(f.shots), n=n)
             cue = (r.cue_zh if lang == "zh" else r.cue_en) if r else ""
-            name = rule_name(rd.pack, f.rule, lang)
+            name = fault_name(rd.pack, f.rule, lang)
             st.markdown(f"- **{name}** ({ui.tr('sev_' + f.severity)}, {where}) → {cue}")
+        if any(fault_name(rd.pack, f.rule, lang).endswith(" (?)") for f in focus):
+            st.caption(ui.tr("hint_note"))
 
 
 def shot_panels(rd, lang: str) -> None:
@@ -235,7 +238,7 @@ def shot_panels(rd, lang: str) -> None:
             if note := corrected_note(sv.data):
                 st.caption(ui.esc(note))
             if first := rd.shot_focus(sv):
-                st.markdown(f"**{ui.tr('focus_shot', rule=rule_name(rd.pack, first.rule, lang))}**")
+                st.markdown(f"**{ui.tr('focus_shot', rule=fault_name(rd.pack, first.rule, lang))}**")
             st.dataframe(
                 pd.DataFrame(verdict_rows(sv.data, rd.pack, rd.annotations, lang)),
                 column_config={
@@ -245,6 +248,8 @@ def shot_panels(rd, lang: str) -> None:
                 hide_index=True,
                 width="stretch",
             )
+            if any(fault_name(rd.pack, f["rule"], lang).endswith(" (?)") for f in sv.faults):
+                st.caption(ui.tr("hint_note"))
             for f in sv.faults:
                 r = rd.pack.by_id.get(f["rule"])
                 if r is None:

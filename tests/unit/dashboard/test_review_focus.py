@@ -75,3 +75,24 @@ def test_a_dismissed_fault_leaves_the_headline_and_a_clean_session_has_none(db: 
         assert top.rule not in [f.rule for f in gather(s, sid).focus()]
     _record(db, "clean_lh")  # the newest: the page opens on it
     assert t("focus_title", "en") not in _markdown(_review("en"))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_hint_is_marked_on_the_review_page(db: Path, lang: str) -> None:
+    """fault_release's third shot faults follow_through_arm, a rule the landmarks judge with low confidence: its
+    verdict table and its 'work on first' line mark it "(?)", as the terminal and the reports do; a fault the
+    tool stands behind carries no mark."""
+    sid = _record(db, "fault_release")
+    with Store.open(db) as s:
+        rd = gather(s, sid)
+    hint = rd.pack.by_id["follow_through_arm"]
+    sure = rd.pack.by_id["hou_shou_xiao"]
+    hint_name, sure_name = (hint.name_zh, sure.name_zh) if lang == "zh" else (hint.name_en, sure.name_en)
+    at = _review(lang)
+    cells = [str(v) for df in at.dataframe for v in df.value.to_numpy().ravel()]
+    assert f"{hint_name} (?)" in cells
+    assert sure_name in cells and f"{sure_name} (?)" not in cells
+    liang_zhai = rd.pack.by_id["liang_zhai"]  # the first shot's one fault, a hint too: its 'work on first' line
+    first = t("focus_shot", lang, rule=f"{liang_zhai.name_zh if lang == 'zh' else liang_zhai.name_en} (?)")
+    assert first in _markdown(at)
+    assert t("hint_note", lang) in [str(c.value) for c in at.caption]  # and what the mark means
