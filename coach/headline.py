@@ -63,6 +63,20 @@ def headline(
     return [Focus(rid, severity.get(rid, "minor"), tuple(seen[rid]), len(shots)) for rid in picked]
 
 
+HINT_MARK = " (?)"  # after a hint's name wherever its fault is named: terminal, reports, review page
+
+
+def is_hint(pack: RulePack, rid: str) -> bool:
+    """Is `rid` a rule the landmarks judge with low confidence (`confidence = "low"`): its fault a hint, not a verdict?"""
+    r = pack.by_id.get(rid)
+    return r is not None and r.confidence == "low"
+
+
+def hint_mark(pack: RulePack, rid: str) -> str:
+    """HINT_MARK for a hint's name, else ""."""
+    return HINT_MARK if is_hint(pack, rid) else ""
+
+
 def pack_headline(
     shots: list[dict],
     consistency: list[dict],
@@ -72,5 +86,5 @@ def pack_headline(
 ) -> list[Focus]:
     """`headline` with the severities, the order and the hints (low-confidence rules) of a rule pack."""
     severity = {r.id: r.severity for r in pack.rules}
-    hints = frozenset(r.id for r in pack.rules if r.confidence == "low")
+    hints = frozenset(r.id for r in pack.rules if is_hint(pack, r.id))
     return headline(shots, consistency, severity, [r.id for r in pack.rules], dismissed, limit, hints)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .headline import SEVERITY_TEXT, Focus, pack_headline
+from .headline import HINT_MARK, SEVERITY_TEXT, Focus, hint_mark, pack_headline
 from .results import (
     FAULT,
     NOT_ASSESSABLE,
@@ -36,14 +36,14 @@ def _limits(f: Finding) -> str:
 
 def name_width(pack: RulePack) -> int:
     """The rule-name column's width: the widest "id 名 (?)" of the pack, in display columns."""
-    return max((display_width(f"{r.id} {r.name_zh} (?)") for r in pack.rules), default=28)
+    return max((display_width(f"{r.id} {r.name_zh}{HINT_MARK}") for r in pack.rules), default=28)
 
 
 def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     rule = pack.by_id.get(f.rule)
     name = f"{f.rule} {rule.name_zh}" if rule else f.rule
-    if rule and rule.confidence == "low" and f.verdict == FAULT:
-        name += " (?)"  # an interpretive or low-confidence rule: a hint, not a verdict
+    if f.verdict == FAULT:
+        name += hint_mark(pack, f.rule)  # an interpretive or low-confidence rule: a hint, not a verdict
     # padded by display width: a Chinese character takes two columns
     w = name_width(pack)
     line = f"    {MARK[f.verdict]:8} {ljust(name, w)} value {rjust(value_text(f.value, f.unit, f.threshold), 9)}  ok if {_limits(f)}"
@@ -62,8 +62,7 @@ def focus_name(f: Focus, pack: RulePack) -> str:
     """ "id 名", marked "(?)" for a rule the landmarks judge with low confidence: a hint, not a verdict (ranked
     after the faults the tool stands behind)."""
     r = pack.by_id.get(f.rule)
-    name = f"{f.rule} {r.name_zh}" if r else f.rule
-    return name + " (?)" if r and r.confidence == "low" else name
+    return (f"{f.rule} {r.name_zh}" if r else f.rule) + hint_mark(pack, f.rule)
 
 
 def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
@@ -155,7 +154,7 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
     if not report.shots:
         lines.append("")
         lines.append("No shots found.")
-    if any(" (?)" in line for line in lines):
+    if any(HINT_MARK in line for line in lines):
         lines.append("")
         lines.append(LOW_CONFIDENCE_NOTE)
     return "\n".join(lines)

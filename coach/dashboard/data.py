@@ -12,6 +12,7 @@ import numpy as np
 
 from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshold_problem
 
+from ..headline import hint_mark
 from ..metrics import METRICS
 from ..phases import phase_windows
 from ..report.data import latest_actions, local_time, video_name
@@ -38,8 +39,7 @@ def rule_name(pack: RulePack, rid: str, lang: str) -> str:
 def fault_name(pack: RulePack, rid: str, lang: str) -> str:
     """The rule's name as its fault is shown: marked "(?)" where the landmarks judge the rule with low confidence
     (a hint, not a verdict; the terminal and the reports mark it so too)."""
-    r = pack.by_id.get(rid)
-    return rule_name(pack, rid, lang) + (" (?)" if r is not None and r.confidence == "low" else "")
+    return rule_name(pack, rid, lang) + hint_mark(pack, rid)
 
 
 def fmt_value(v, unit: str = "", threshold: dict | None = None) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from posture_rules.pack import Profile, Rule, RulePack, load_pack
 
 from ..errors import CoachError
-from ..headline import Focus, pack_headline
+from ..headline import Focus, hint_mark, pack_headline
 from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
 from ..results import certainty_remarks, correction_remarks, release_remarks
@@ -130,8 +130,7 @@ class ReportData:
     def fault_label(self, rid: str) -> str:
         """The rule's label as its fault is shown: marked "(?)" where the landmarks judge the rule with low
         confidence (a hint, not a verdict; the terminal marks it so too, coach/summary.py)."""
-        r = self.rule(rid)
-        return self.rule_label(rid) + (" (?)" if r and r.confidence == "low" else "")
+        return self.rule_label(rid) + hint_mark(self.pack, rid)
 
 
 def latest_actions(annotations: list[Annotation]) -> dict[tuple[int | None, str | None], dict]:

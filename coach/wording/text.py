@@ -19,7 +19,7 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "view_high": ("高處", "high"),
     "why_phase_uncertain": ("階段不確定（{marks}），這條規則不判斷", "phase uncertain ({marks}): not judged"),
     "view_any": ("任何視角", "any view"),
-    # a fault of a rule the landmarks judge with low confidence (the terminal and the reports mark it "(?)")
+    # a fault of a rule the landmarks judge with low confidence (the terminal, reports and review page mark it "(?)")
     "hint_note": (
         "（?）姿勢點判斷信心低的規則：其病只作提示，不作定論",
         "(?) a rule the landmarks judge with low confidence: take its fault as a hint, not a verdict",
