@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .filters import UPPER_BODY, CenteredSmoother, Despiker, OneEuroFilter, UpperBodyGuard
+from .body_guard import UPPER_BODY, UpperBodyGuard
+from .filters import CenteredSmoother, Despiker, OneEuroFilter
 from .kinematics import Body, ShoulderWidth
 from .landmarks import N_LANDMARKS, SIDES, SideMap
 from .pose_frame import PoseFrame, PoseTrack
