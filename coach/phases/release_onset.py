@@ -53,24 +53,39 @@ def _raw_hold_speed(buf: Sequence[TrackFrame], lo_t: float, hi_t: float, handedn
 
 def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref: np.ndarray, min_speed: float) -> int:
     """The first frame the draw hand moved, walking back from the detected jump on the raw points: the
-    earliest frame reached from the jump by steps that are all fast and all away from the anchor."""
-    onset = i = jump_i
+    earliest frame reached from the jump by steps that are all fast and all away from the anchor. A frame the
+    pose did not show (MediaPipe folded or mirrored the arms as the string left: the long session, two frames
+    into each flight) is stepped over, not taken for the hand stopping; a fast step across it began after the
+    frame before it."""
     t_jump = buf[jump_i].t
+    i = jump_i
+    while i + 1 < len(buf) and _unseen(buf[i], handedness) and buf[i + 1].t - t_jump <= P.release_onset_back_s + 1e-6:
+        i += 1  # the jump's own frame unseen on the raw points: from the first one seen after it
+    if _unseen(buf[i], handedness):
+        return jump_i
+    onset = min(i, jump_i)
     # The way the hand left: hold jitter may move it towards or away from the anchor median, but the
     # release moves it along one direction.
-    way = buf[jump_i].raw_draw(handedness) - ref
+    way = buf[i].raw_draw(handedness) - ref
     min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
-    while i > 0 and t_jump - buf[i - 1].t <= P.release_onset_back_s + 1e-6:
-        a, b = buf[i - 1].raw_draw(handedness), buf[i].raw_draw(handedness)
-        dt = buf[i].t - buf[i - 1].t
-        if np.isnan(a[0]) or np.isnan(b[0]) or dt <= 0:
+    while True:
+        j = i - 1
+        while j > 0 and _unseen(buf[j], handedness) and t_jump - buf[j].t <= P.release_onset_back_s + 1e-6:
+            j -= 1
+        if j < 0 or _unseen(buf[j], handedness) or t_jump - buf[j].t > P.release_onset_back_s + 1e-6:
             break
+        a, b = buf[j].raw_draw(handedness), buf[i].raw_draw(handedness)
+        dt = buf[i].t - buf[j].t
         step = b - a
-        if math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
+        if dt <= 0 or math.hypot(*step) / dt <= min_speed or float(step @ way) <= 0.0:
             break
-        onset = i
-        i -= 1
+        onset = min(onset, j + 1)
+        i = j
     return onset
+
+
+def _unseen(g: TrackFrame, handedness: str) -> bool:
+    return bool(np.isnan(g.raw_draw(handedness)[0]))
 
 
 def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min_speed: float) -> int:

@@ -50,3 +50,18 @@ def test_the_stranger_is_not_the_hold_the_hand_left() -> None:
     the bow and be dismissed."""
     (shot,) = run(_hidden(141, PLAN.release + 1, stranger_at=140))
     assert np.isfinite(shot.release_frame) and 125 <= shot.release_frame <= PLAN.release + 3, shot
+
+
+def test_a_flight_the_pose_lost_for_two_frames_starts_where_the_hand_left() -> None:
+    """MediaPipe loses the arms two frames into the flight (it folds or mirrors them as the string leaves: the
+    long session, every shot; here the frame after the release and the next): the frames it did not show are stepped over on the way back to where the hand
+    left the anchor, not taken for the hand stopping there (which put the release 3-6 frames late)."""
+    from coach.landmarks import INDEX
+
+    track = make_track([PLAN], 260)
+    for f in track.frames:
+        if PLAN.release + 1 <= f.index <= PLAN.release + 2:
+            f.landmarks[[INDEX["right_wrist"], INDEX["left_wrist"]], 3] = 0.0
+    (shot,) = run(track)
+    # Not late: a walk that stops at the gap puts it at the first frame seen after it.
+    assert PLAN.release - 1 <= shot.release_frame <= PLAN.release, shot
