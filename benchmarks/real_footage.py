@@ -39,9 +39,11 @@ def synthetic() -> str:
     o = s["overall"]
     p = o["tp"] / (o["tp"] + o["fp"]) if o["tp"] + o["fp"] else float("nan")
     r = o["tp"] / (o["tp"] + o["fn"]) if o["tp"] + o["fn"] else float("nan")
+    marks = "/".join(str(sum(s["mark_abs_errors"][m])) for m in rule_accuracy.MARKS)
     return (
         f"{text}\n\nsynthetic: releases within ±2: {s['release_within_tol']}/{s['truth_shots']}, precision {p:.2f}, "
-        f"recall {r:.2f} (TP/FP/FN {o['tp']}/{o['fp']}/{o['fn']}), faults on clean clips: {s['clean_clip_flags']}"
+        f"recall {r:.2f} (TP/FP/FN {o['tp']}/{o['fp']}/{o['fn']}), faults on clean clips: {s['clean_clip_flags']}, "
+        f"phase marks Σ|error| raise/draw/anchor/release: {marks} frames"
     )
 
 

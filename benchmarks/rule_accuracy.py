@@ -10,7 +10,8 @@ nearest (within --match-s seconds), and a fault finding
 counts for its rule family (`Rule.reports_as`: e.g. stillness_hold_time → stillness) on that shot. A finding
 matches a sidecar fault with the same rule id on the same shot. Printed: precision and recall per rule and
 overall, every fault flagged on the clean clips (per shot and session), the session consistency faults, and
-the release-frame error per shot. `--pose-cache DIR` saves the MediaPipe landmarks on the first run
+the release-frame error per shot, and every phase mark's error over all shots (raise, draw start, anchor,
+release: median and sum of |report − truth| in frames). `--pose-cache DIR` saves the MediaPipe landmarks on the first run
 (`coach analyze --save-pose`) and re-analyses them on later runs, so that threshold tuning takes seconds.
 """
 
@@ -26,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE_TOL_FRAMES = 2  # issue #4: the release within ±2 frames on >= 95% of shots
+# The phase marks scored against the sidecar's (report field = sidecar field), in the order of a shot.
+MARKS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")
 
 
 @dataclass
@@ -37,6 +40,8 @@ class ClipResult:
     not_assessable: set[tuple[str, int]]
     session_faults: list[str]
     release_errors: list[tuple[int, int | None, int | None]]  # truth shot, truth frame, error (frames)
+    # per truth shot found: each of MARKS' error (report − truth, frames; None where the report has no mark)
+    mark_errors: list[dict[str, int | None]] = field(default_factory=list)
     unmatched_report_shots: list[int] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -152,14 +157,27 @@ def evaluate_clip(
         f"{f.rule}={f.value:.3g}" if f.value is not None else f.rule for f in report.consistency if f.verdict == FAULT
     ]
     errors = []
+    marks = []
     inv = {ti: ri for ri, ti in pairs.items()}
     for ti, ts in enumerate(truth_shots):
         ri = inv.get(ti)
         rf = report.shots[ri].release_frame if ri is not None else None
         errors.append((ti, ts["release_frame"], None if rf is None else rf - ts["release_frame"]))
+        if ri is not None:
+            marks.append({m: _error(getattr(report.shots[ri], m), ts.get(m)) for m in MARKS})
     tf = {(f["rule"], int(f["shot"])) for f in truth.get("faults", [])}
     del by_id
-    return ClipResult(mp4.stem, tf, found, dict(detail), na, session, errors, unmatched, secs)
+    return ClipResult(
+        mp4.stem, tf, found, dict(detail), na, session, errors, marks, unmatched_report_shots=unmatched, seconds=secs
+    )
+
+
+def _error(found: int | None, truth: int | None) -> int | None:
+    return None if found is None or truth is None else found - truth
+
+
+def _median(v: list[int]) -> int:
+    return sorted(v)[len(v) // 2]
 
 
 def _ratio(a: int, b: int) -> str:
@@ -218,6 +236,17 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
         lines.append(
             f"Release within ±{RELEASE_TOL_FRAMES} frames: {within}/{n_truth} truth shots ({within / n_truth:.0%})"
         )
+    mark_errs = {m: [abs(e[m]) for c in results for e in c.mark_errors if e[m] is not None] for m in MARKS}
+    if any(mark_errs.values()):
+        parts = [
+            f"{m.removesuffix('_frame').removesuffix('_start')} {_median(v)}/{sum(v)}"
+            for m, v in mark_errs.items()
+            if v
+        ]
+        n_found = sum(len(c.mark_errors) for c in results)
+        lines.append(
+            f"Phase marks |error| (frames, median/sum over the {n_found} truth shots found): {', '.join(parts)}"
+        )
     summary = {
         "per_rule": {r: {"tp": tp[r], "fp": fp[r], "fn": fn[r]} for r in rules},
         "overall": {"tp": T, "fp": F, "fn": N},
@@ -226,6 +255,7 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
         "missed_shots": missed,
         "release_within_tol": within,
         "truth_shots": n_truth,
+        "mark_abs_errors": mark_errs,
     }
     return "\n".join(lines), summary
 

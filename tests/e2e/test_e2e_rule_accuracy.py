@@ -34,6 +34,10 @@ def test_rule_accuracy_on_one_clip(tmp_path):
     assert summary["overall"] == {"tp": 3, "fp": 0, "fn": 0}, text
     assert summary["truth_shots"] == 3 and summary["missed_shots"] == 0, text
     assert summary["release_within_tol"] == 2, text
+    # Every phase mark of the three shots is scored against the sidecar's, not only the release.
+    errs = summary["mark_abs_errors"]
+    assert set(errs) == set(bench.MARKS) and all(len(v) == 3 for v in errs.values()), errs
+    assert "Phase marks |error|" in text and max(errs["anchor_frame"]) < 30, text
     # Judged on the sidecar's own phases (the re-run from the pose cache takes a second), the three
     # release faults of this clip are found and nothing else.
     text, summary = bench.run(SAMPLES, [CLIP], tmp_path / "poses", truth_phases=True)
