@@ -56,8 +56,9 @@ class UpperBodyGuard:
     """
 
     WIDE = 0.15  # shoulders or hips at least this share of the torso length apart: their order is clear
-    # ... and this far apart on both sides of a flip within `mirror_snap_s`: from 65 deg off side-on to 65 deg
-    # the other way in 0.15 s, a turn at 330 deg/s, which no one standing at the shooting line makes
+    # ... and this far apart on both sides of a flip within `mirror_snap_s` (shoulders 0.7 torso lengths apart
+    # facing the camera: from 25 deg short of side-on to 25 deg past it in 0.15 s, a turn at 330 deg/s, which no
+    # one standing at the shooting line makes)
     SNAP_WIDE = 0.3
 
     def __init__(
