@@ -67,7 +67,9 @@ class SamplingPlan:
     # (10-minute session: 3.15x less CPU than full rate against 2.50x), but on video the model, starting each
     # look-back from a state further from the full-rate run's, differed more from it: 35 differences (12
     # verdicts) against 30 (9) (`benchmarks/long_session.py --ten --other-plan sparse_fps=1.5,preroll_s=2,
-    # settle_s=0.3`). The same verdicts as a full-rate run come first, so these stay.
+    # settle_s=0.3`). At 2 fps alone, measured again with the fold and mirror guards of December: 33 differences
+    # (14 verdicts) against 27 (6), 2.67x less CPU against 2.30x (`--ten --other-plan sparse_fps=2`). The same
+    # verdicts as a full-rate run come first, so these stay.
     # A wrist above this share of the torso, measured down from the shoulder line, could be raising the bow
     # (arms hanging: ~1.0; the synthetic archer nocking at the belt: ~0.8; a raise passes 0.6 in its first
     # third).
