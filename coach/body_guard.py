@@ -38,9 +38,9 @@ class UpperBodyGuard:
       the new order is taken as the archer's. So is a swap within `order_min_s` of the first frame with a person
       (MediaPipe's first frames of a person may be the misread ones: fm_starts_at_full_draw). But a turn
       passes through side-on: the shoulders narrow for a few frames (0.3-0.5 s between wide frames of the two
-      orders on the real tracks). An order that flipped within `mirror_snap_s`, wide on both sides, is
-      MediaPipe relabelling a body that did not move, however long it lasts: it is swapped back for up to
-      `mirror_snap_max_s` (fault_head_trunk at 270p: mirrored for 2.4 s from the hold into the release;
+      orders on the real tracks). An order that flipped within `mirror_snap_s`, wide on both sides, away
+      from one that had held for `mirror_max_s`, is MediaPipe relabelling a body that did not move, however long
+      it lasts: it is swapped back for up to `mirror_snap_max_s` (fault_head_trunk at 270p: mirrored for 2.4 s from the hold into the release;
       taken as a turn after 2 s, the draw hand leapt to the bow hand's side mid-hold and the shot was lost).
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
@@ -139,12 +139,13 @@ class UpperBodyGuard:
         )
 
     def _settled(self, signs: deque[tuple[float, float]], t_s: float) -> bool:
-        """Had one order held for the last `order_min_s` at least? MediaPipe's first reading of someone flickers
-        (real09, from behind: four flips in its first half second), and a flip back from a flicker is no snap."""
-        if not signs or t_s - signs[0][0] < self.order_min_s:
+        """Has one order held, unanimous, for `mirror_max_s` at least? An order is defended for longer than a turn
+        takes only once it has itself lasted that long. MediaPipe's first readings of someone flicker (real09, from
+        behind: four flips in its first half second), and from behind its first reading may be the wrong one: a
+        snap away from either is no relabelling of a body it had right."""
+        if not signs or t_s - signs[0][0] < self.mirror_max_s:
             return False
-        last = signs[-1][1]
-        return all(s == last for t, s in signs if t_s - t <= self.order_min_s)
+        return all(s == signs[-1][1] for _, s in signs)
 
     def __call__(self, xy: np.ndarray, vis: np.ndarray, t_s: float) -> str | None:
         """Repair `xy` and `vis` in place; returns "mirrored", "collapsed" or None."""

@@ -60,6 +60,13 @@ def test_a_flip_back_from_a_first_flicker_is_no_snap():
     assert repaired and max(repaired) <= 31 + 121, (min(repaired), max(repaired))
 
 
+def test_a_snap_away_from_a_first_reading_held_only_a_second_is_followed():
+    """From behind, MediaPipe's first reading may be the wrong order, held for a second, before it snaps to the
+    right one: an order that had not lasted `mirror_max_s` is not defended for 15 s against it."""
+    repaired = _mirrored_frames([+1] * 30 + [-1] * 600)
+    assert repaired and max(repaired) <= 30 + 61, (min(repaired), max(repaired))
+
+
 # ---- UpperBodyGuard: MediaPipe's folded readings ------------------------------------------------------------------
 def _shoulders(width: float) -> tuple[np.ndarray, np.ndarray]:
     """An upright body facing the camera, its shoulders `width` px apart."""
