@@ -120,6 +120,13 @@ def run(mode: str, video: Path) -> dict:
         out.unlink(missing_ok=True)
 
 
+def tally(diffs) -> str:
+    """How many differences, and of what kind: the issue's aim is none in the shots found or the verdicts."""
+    shots = sum(x.what == "shots" for x in diffs)
+    verdicts = sum(x.what.startswith("verdict:") for x in diffs)
+    return f"{len(diffs)} (shots {shots}, verdicts {verdicts}, marks {len(diffs) - shots - verdicts})"
+
+
 def release_errors(report, truth: dict) -> list[str]:
     want = [s["release_frame"] for s in truth["shots"] if s.get("release_frame") is not None]
     got = [s.release_frame for s in report.shots if s.release_frame is not None]
@@ -228,14 +235,14 @@ def main() -> int:
     if other is not None:
         print_adaptive(f"plan {args.other_plan}", full, other)
         do = differences(fr, other["report"])
-        print(f"    its differences from the full rate: {len(do)}")
+        print(f"    its differences from the full rate: {tally(do)}")
         for x in do:
             print(f"      {x}")
     d = differences(fr, ad)
     print(
         f"  shots: full {len(fr.shots)}, adaptive {len(ad.shots)}" + (f", truth {len(truth['shots'])}" if truth else "")
     )
-    print(f"  differences (release within ±1 frame, other marks exact, every verdict): {len(d)}")
+    print(f"  differences (release within ±1 frame, other marks exact, every verdict): {tally(d)}")
     for x in d:
         print(f"    {x}")
     if truth:
@@ -246,7 +253,7 @@ def main() -> int:
     if args.noise_floor:
         pert = run("perturbed", video)
         dn = differences(fr, pert["report"])
-        print(f"  noise floor: full rate with the model's history one frame different: {len(dn)} differences")
+        print(f"  noise floor: full rate with the model's history one frame different: {tally(dn)}")
         for x in dn:
             print(f"    {x}")
     if not args.no_replay:
