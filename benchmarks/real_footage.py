@@ -39,7 +39,9 @@ def synthetic() -> str:
     o = s["overall"]
     p = o["tp"] / (o["tp"] + o["fp"]) if o["tp"] + o["fp"] else float("nan")
     r = o["tp"] / (o["tp"] + o["fn"]) if o["tp"] + o["fn"] else float("nan")
-    marks = "/".join(str(sum(s["mark_abs_errors"][m])) for m in rule_accuracy.MARKS)
+    from coach.results import SHOT_MARKS
+
+    marks = "/".join(str(sum(s["mark_abs_errors"][m])) for m in SHOT_MARKS)
     return (
         f"{text}\n\nsynthetic: releases within ±2: {s['release_within_tol']}/{s['truth_shots']}, precision {p:.2f}, "
         f"recall {r:.2f} (TP/FP/FN {o['tp']}/{o['fp']}/{o['fn']}), faults on clean clips: {s['clean_clip_flags']}, "

@@ -27,8 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE_TOL_FRAMES = 2  # issue #4: the release within ±2 frames on >= 95% of shots
-# The phase marks scored against the sidecar's (report field = sidecar field), in the order of a shot.
-MARKS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")
 
 
 @dataclass
@@ -40,7 +38,7 @@ class ClipResult:
     not_assessable: set[tuple[str, int]]
     session_faults: list[str]
     release_errors: list[tuple[int, int | None, int | None]]  # truth shot, truth frame, error (frames)
-    # per truth shot found: each of MARKS' error (report − truth, frames; None where the report has no mark)
+    # per truth shot found: each phase mark's error (coach.results.SHOT_MARKS) (report − truth, frames; None where the report has no mark)
     mark_errors: list[dict[str, int | None]] = field(default_factory=list)
     unmatched_report_shots: list[int] = field(default_factory=list)
     seconds: float = 0.0
@@ -125,7 +123,7 @@ def _pair_shots(report_shots, truth_shots, tol_frames: float) -> dict[int, int]:
 def evaluate_clip(
     mp4: Path, cache: Path | None, pack, profile, match_s: float, truth_phases: bool = False
 ) -> ClipResult:
-    from coach.results import FAULT, NOT_ASSESSABLE
+    from coach.results import FAULT, NOT_ASSESSABLE, SHOT_MARKS
 
     truth = json.loads(mp4.with_suffix(".truth.json").read_text(encoding="utf-8"))
     t0 = time.perf_counter()
@@ -164,7 +162,7 @@ def evaluate_clip(
         rf = report.shots[ri].release_frame if ri is not None else None
         errors.append((ti, ts["release_frame"], None if rf is None else rf - ts["release_frame"]))
         if ri is not None:
-            marks.append({m: _error(getattr(report.shots[ri], m), ts.get(m)) for m in MARKS})
+            marks.append({m: _error(getattr(report.shots[ri], m), ts.get(m)) for m in SHOT_MARKS})
     tf = {(f["rule"], int(f["shot"])) for f in truth.get("faults", [])}
     del by_id
     return ClipResult(
@@ -236,7 +234,9 @@ def summarise(results: list[ClipResult], families: list[str]) -> tuple[str, dict
         lines.append(
             f"Release within ±{RELEASE_TOL_FRAMES} frames: {within}/{n_truth} truth shots ({within / n_truth:.0%})"
         )
-    mark_errs = {m: [abs(e[m]) for c in results for e in c.mark_errors if e[m] is not None] for m in MARKS}
+    from coach.results import SHOT_MARKS
+
+    mark_errs = {m: [abs(e[m]) for c in results for e in c.mark_errors if e[m] is not None] for m in SHOT_MARKS}
     if any(mark_errs.values()):
         parts = [
             f"{m.removesuffix('_frame').removesuffix('_start')} {_median(v)}/{sum(v)}"

@@ -145,6 +145,10 @@ def correction_remarks(corrected: dict | None) -> str:
     return f"{head}{marks}; verdicts judged on the coach's marks 依教練所定時點判斷"
 
 
+# A shot's phase marks, in the order they come (ShotResult's fields, and the truth sidecars' keys).
+SHOT_MARKS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")
+
+
 @dataclass(slots=True)
 class ShotResult:
     index: int

@@ -10,7 +10,7 @@ from posture_rules.pack import Profile
 
 from .analyzer import Analyzer, ReleaseRefiner
 from .pose_frame import PoseFrame, PoseTrack
-from .results import SessionReport
+from .results import SHOT_MARKS, SessionReport
 from .sampling import AdaptiveSampler, SamplingLog, SamplingPlan
 
 RELEASE_TOLERANCE = 1  # frames (issue #17: "release ±1 frame")
@@ -28,9 +28,6 @@ class Difference:
         return f"{where}: {self.what} full={self.full} adaptive={self.adaptive}"
 
 
-MARKS = ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")
-
-
 def differences(full: SessionReport, adaptive: SessionReport, tolerance: int = RELEASE_TOLERANCE) -> list[Difference]:
     """What the adaptive run found differently: the number of shots, each shot's phase marks (the release
     within `tolerance` frames, the others exactly) and each rule's verdict."""
@@ -38,7 +35,7 @@ def differences(full: SessionReport, adaptive: SessionReport, tolerance: int = R
     if len(full.shots) != len(adaptive.shots):
         out.append(Difference(None, "shots", len(full.shots), len(adaptive.shots)))
     for a, b in zip(full.shots, adaptive.shots):
-        for m in MARKS:
+        for m in SHOT_MARKS:
             x, y = getattr(a, m), getattr(b, m)
             tol = tolerance if m == "release_frame" else 0
             if (x is None) != (y is None) or (x is not None and abs(x - y) > tol):

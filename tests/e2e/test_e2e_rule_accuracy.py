@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from coach.results import SHOT_MARKS
 from tests.support.paths import ROOT, SAMPLES
 
 pytestmark = pytest.mark.e2e
@@ -36,7 +37,7 @@ def test_rule_accuracy_on_one_clip(tmp_path):
     assert summary["release_within_tol"] == 2, text
     # Every phase mark of the three shots is scored against the sidecar's, not only the release.
     errs = summary["mark_abs_errors"]
-    assert set(errs) == set(bench.MARKS) and all(len(v) == 3 for v in errs.values()), errs
+    assert set(errs) == set(SHOT_MARKS) and all(len(v) == 3 for v in errs.values()), errs
     assert "Phase marks |error|" in text and max(errs["anchor_frame"]) < 30, text
     # Judged on the sidecar's own phases (the re-run from the pose cache takes a second), the three
     # release faults of this clip are found and nothing else.

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 from posture_rules.pack import RulePack
 
+from ...results import SHOT_MARKS
 from ...store.records import Annotation
 from ..data import dismissed_findings, fault_window, rule_name
 from ..i18n import t
@@ -53,7 +54,7 @@ class Jump:
 
 
 def shot_span(shot: dict) -> tuple[int, int] | None:
-    marks = [shot.get(f) for f in ("raise_start_frame", "draw_start_frame", "anchor_frame", "release_frame")]
+    marks = [shot.get(f) for f in SHOT_MARKS]
     marks = [m for m in marks if m is not None]
     end = shot.get("end_frame")
     if end is not None:
