@@ -107,7 +107,9 @@ class UpperBodyGuard:
         while signs and t_s - signs[0][0] > self.order_s:
             signs.popleft()
         sign = math.copysign(1.0, dx)
-        snapped = self._snapped(part, dx / torso, t_s)
+        last_t, last_r = self._last_wide[part]
+        self._last_wide[part] = (t_s, dx / torso)
+        snapped = self._snapped(last_t, last_r, t_s, dx / torso)
         order = sum(s for _, s in signs)
         if order * sign < 0:
             # MediaPipe's first reading of a person may be the mirrored one (it settles within a few frames): an
@@ -129,11 +131,9 @@ class UpperBodyGuard:
         signs.append((t_s, sign))
         return False
 
-    def _snapped(self, part: str, r: float, t_s: float) -> bool:
-        """Did the order flip from the last wide frame to this one (`r`: left-minus-right in torso lengths) within
-        `mirror_snap_s`, clearly wide on both sides: a relabelling, not a turn?"""
-        last_t, last_r = self._last_wide[part]
-        self._last_wide[part] = (t_s, r)
+    def _snapped(self, last_t: float, last_r: float, t_s: float, r: float) -> bool:
+        """Did the order flip from the last wide frame (`last_r` at `last_t`) to this one (`r`; left-minus-right in
+        torso lengths) within `mirror_snap_s`, clearly wide on both sides: a relabelling, not a turn?"""
         return (
             last_r * r < 0 and min(abs(last_r), abs(r)) >= self.SNAP_WIDE and t_s - last_t <= self.mirror_snap_s + 1e-6
         )

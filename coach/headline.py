@@ -7,6 +7,7 @@ every fault the tool stands behind, whatever its severity. Faults the coach dism
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,11 @@ def is_hint(pack: RulePack, rid: str) -> bool:
 def hint_mark(pack: RulePack, rid: str) -> str:
     """HINT_MARK for a hint's name, else ""."""
     return HINT_MARK if is_hint(pack, rid) else ""
+
+
+def any_hint(pack: RulePack, rids: Iterable[str]) -> bool:
+    """Is any of the rules whose faults a page shows a hint? Then the page says what HINT_MARK means."""
+    return any(is_hint(pack, rid) for rid in rids)
 
 
 def pack_headline(

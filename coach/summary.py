@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from posture_rules.pack import RulePack
 
-from .headline import HINT_MARK, SEVERITY_TEXT, Focus, hint_mark, pack_headline
+from .headline import HINT_MARK, SEVERITY_TEXT, Focus, any_hint, hint_mark, pack_headline
 from .results import (
     FAULT,
     NOT_ASSESSABLE,
@@ -154,7 +154,8 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
     if not report.shots:
         lines.append("")
         lines.append("No shots found.")
-    if any(HINT_MARK in line for line in lines):
+    faults = [f for s in report.shots for f in s.findings] + list(report.consistency)
+    if any_hint(pack, (f.rule for f in faults if f.verdict == FAULT)):
         lines.append("")
         lines.append(LOW_CONFIDENCE_NOTE)
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..headline import is_hint
+from ..headline import any_hint
 from ..wording.machine import note_text
 from ..wording.text import MACHINE_TEXT
 from .data import (
@@ -157,7 +157,7 @@ def _shows_a_hint(d: ReportData) -> bool:
     """Does the report show a fault of a low-confidence rule (marked "(?)"), standing after the coach's review?"""
     faults = [f for x in d.shots for f in x.faults]
     faults += [f for f in d.consistency if d.shown_verdict(f, None) == "fault"]
-    return any(is_hint(d.pack, f["rule"]) for f in faults)
+    return any_hint(d.pack, (f["rule"] for f in faults))
 
 
 def _note_paras(note: str) -> list[Para]:

@@ -95,3 +95,15 @@ def test_a_shot_s_hint_to_work_on_is_marked_as_its_verdict_is():
     block = format_report(report, PACK).split("\nShot 2:")[0].split("\nShot 1:")[1]
     (line,) = [ln for ln in block.splitlines() if ln.strip().startswith("work on 先練:")]
     assert line.strip() == f"work on 先練: liang_zhai {PACK.by_id['liang_zhai'].name_zh} (?)"
+
+
+def test_the_hint_legend_follows_the_faults_not_the_text():
+    """The legend for "(?)" is printed when a hint's fault is shown, and only then: a video whose name has "(?)"
+    in it (a file named by a question) does not bring it, and a hint's fault does."""
+    from coach.summary import LOW_CONFIDENCE_NOTE
+
+    clean = analyze_track(load_posetrack(GOLDEN / "clean_lh.pose.json.gz"), pack=PACK)
+    clean.source = "練習 (?).mp4"
+    assert LOW_CONFIDENCE_NOTE not in format_report(clean, PACK)
+    hinted = analyze_track(load_posetrack(GOLDEN / "fault_release.pose.json.gz"), pack=PACK)
+    assert LOW_CONFIDENCE_NOTE in format_report(hinted, PACK)

@@ -23,7 +23,7 @@ from coach.dashboard.player import Clip, frame_player, media_url, request_seek, 
 from coach.dashboard.player.ghost import skeleton_data, skeleton_frames
 from coach.dashboard.player.model import frame_of_time, jump_targets, session_ticks
 from coach.dashboard.tidy_panel import session_tidy_panel, show_done
-from coach.headline import is_hint
+from coach.headline import any_hint
 from coach.report.data import gather, local_time
 from coach.store import SessionSummary, StoredSession
 from coach.wording.machine import note_text
@@ -225,7 +225,7 @@ def focus_panel(rd, lang: str) -> None:
             cue = (r.cue_zh if lang == "zh" else r.cue_en) if r else ""
             name = fault_name(rd.pack, f.rule, lang)
             st.markdown(f"- **{name}** ({ui.tr('sev_' + f.severity)}, {where}) → {cue}")
-        if any(is_hint(rd.pack, f.rule) for f in focus):
+        if any_hint(rd.pack, (f.rule for f in focus)):
             st.caption(ui.tr("hint_note"))
 
 
@@ -249,7 +249,7 @@ def shot_panels(rd, lang: str) -> None:
                 hide_index=True,
                 width="stretch",
             )
-            if any(is_hint(rd.pack, f["rule"]) for f in sv.faults):
+            if any_hint(rd.pack, (f["rule"] for f in sv.faults)):
                 st.caption(ui.tr("hint_note"))
             for f in sv.faults:
                 r = rd.pack.by_id.get(f["rule"])
