@@ -16,9 +16,21 @@ from .frames import TrackFrame, _dist, _motion, _nan_low, _rate, _span
 from .params import P
 
 
-def _draw_mid(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int) -> int:
+def _draw_mid(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int, handedness: str) -> int:
     """Position of the middle of the draw: the last frame before the anchor whose span is at most halfway
-    from the narrowest span of the look-back to the anchor's span."""
+    from the narrowest span of the look-back to the anchor's span. A draw starts with the bow arm up, so its
+    middle is not in the raise: where the narrowest span is the hands together at the nock and the halfway
+    span is passed in the raise (the synthetic archer's set span is 60 % of its hold's), it is measured from
+    the narrowest span with the bow arm up. Whether the nock is in the look-back at all depends on where the
+    buffer begins (an adaptive run's dense segment)."""
+    mid_i = _span_halfway(buf, anchor_i, floor_i)
+    raised = _raised_since(buf, anchor_i, floor_i, handedness)
+    return _span_halfway(buf, anchor_i, raised) if mid_i < raised else mid_i
+
+
+def _span_halfway(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int) -> int:
+    """The last position before the anchor whose span is at most halfway from the narrowest span over
+    buf[floor_i..anchor_i] to the anchor's span (the anchor itself when either is unknown)."""
     spans = [_span(buf[k]) for k in range(floor_i, anchor_i + 1)]
     spans = [sp for sp in spans if not math.isnan(sp)]
     s_a = _span(buf[anchor_i])
@@ -53,7 +65,7 @@ def _back_raise_draw(
     starts and ends at rest, so their speeds pass through a minimum there; an onset threshold on the span's
     growth instead finds a point well into the draw, and MediaPipe's wrist jitter at the start of the draw
     (the hand in front of the face) makes onsets unreliable anyway."""
-    mid_i = _draw_mid(buf, anchor_i, floor_i)
+    mid_i = _draw_mid(buf, anchor_i, floor_i, handedness)
     k = _raised_since(buf, anchor_i, floor_i, handedness)
     if _span(buf[anchor_i]) - _span(buf[k]) < P.draw_span_growth_min_sw:
         # The span hardly grew after the raise (down-line: the hand comes back in depth), so its midpoint
