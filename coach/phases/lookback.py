@@ -54,6 +54,32 @@ def _raised_since(buf: Sequence[TrackFrame], i: int, floor_i: int, handedness: s
     return k
 
 
+def _set(buf: Sequence[TrackFrame], lo: int, hi: int, handedness: str) -> tuple[int, float]:
+    """The set over buf[lo..hi]: the last frame about as slow as the slowest, and that slowest arm motion
+    (U/s); (hi, NaN) where no motion can be told."""
+    motion = [(j, _motion(buf, j, handedness)) for j in range(lo, hi + 1)]
+    motion = [(j, m) for j, m in motion if not math.isnan(m)]
+    if not motion:
+        return hi, math.nan
+    m_min = min(m for _, m in motion)
+    peak = float(np.percentile([m for _, m in motion], 90))
+    tol = min(P.set_motion_tol_sw_s, max(P.set_motion_tol_min_sw_s, P.set_motion_tol_frac * peak))
+    return max(j for j, m in motion if m <= m_min + tol), m_min
+
+
+def _paused_for(buf: Sequence[TrackFrame], i: int, handedness: str) -> float:
+    """How long (s) the arms moved slower than P.set_pause_max_sw_s without a break around buf[i] (0 if not
+    at buf[i] itself)."""
+    if not _motion(buf, i, handedness) <= P.set_pause_max_sw_s:
+        return 0.0
+    lo = hi = i
+    while lo > 0 and _motion(buf, lo - 1, handedness) <= P.set_pause_max_sw_s:
+        lo -= 1
+    while hi + 1 < len(buf) and _motion(buf, hi + 1, handedness) <= P.set_pause_max_sw_s:
+        hi += 1
+    return buf[hi].t - buf[lo].t
+
+
 def _back_raise_draw(
     buf: list[TrackFrame], anchor_i: int, floor_i: int, handedness: str
 ) -> tuple[int, int, int, float]:
@@ -79,15 +105,15 @@ def _back_raise_draw(
     else:
         k = _raised_since(buf, mid_i, floor_i, handedness)
     mid_i = max(mid_i, k)
-    motion = [(j, _motion(buf, j, handedness)) for j in range(k, mid_i + 1)]
-    motion = [(j, m) for j, m in motion if not math.isnan(m)]
-    draw_i = mid_i
-    m_min = math.nan
-    if motion:
-        m_min = min(m for _, m in motion)
-        peak = float(np.percentile([m for _, m in motion], 90))
-        tol = min(P.set_motion_tol_sw_s, max(P.set_motion_tol_min_sw_s, P.set_motion_tol_frac * peak))
-        draw_i = max(j for j, m in motion if m <= m_min + tol)
+    draw_i, m_min = _set(buf, k, mid_i, handedness)
+    if not m_min <= P.set_pause_max_sw_s:
+        # No pause up to the middle found: that middle may be the raise's end, the halfway span passed as the
+        # bow arm came up (the span at the set can be half the hold's). The set, if there was one, lies
+        # before the middle of what is left of the draw.
+        # A pause lasts: one slow frame between the raise's end and the draw is the arms passing through it.
+        later_i, later_min = _set(buf, mid_i, _span_halfway(buf, anchor_i, mid_i), handedness)
+        if _paused_for(buf, later_i, handedness) >= P.raise_rest_s - 1e-6:
+            draw_i, m_min = later_i, later_min
 
     def bow_speed(i: int) -> float:
         vx = _rate(buf, i, lambda f: f.wrists(handedness)[0][0])

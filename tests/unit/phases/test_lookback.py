@@ -32,17 +32,18 @@ def _frame(i: int, bow: tuple[float, float], draw: tuple[float, float]) -> Track
     return TrackFrame(i, i / FPS, lw, rw, nan2, np.full((5, 2), np.nan), lw.copy(), rw.copy())
 
 
-def _shot() -> list[TrackFrame]:
+def _shot(swing_first: bool = True, draw_length: float = 1.0) -> list[TrackFrame]:
     """A right-handed archer seen face-on (U, y down, from the shoulder midpoint): both hands at the belt for the
-    nock (span 0.3); a raise that swings the bow arm out to the side before lifting it (the span passes 1.5 while
-    the bow wrist is still well below the shoulders); a still set; an eased draw to span 2.8; the hold."""
+    nock (span 0.3); a raise (that swings the bow arm out to the side before lifting it: the span passes 1.5
+    while the bow wrist is still well below the shoulders); a still set (span 1.78); an eased draw that takes
+    the draw hand `draw_length` further; the hold."""
     frames = []
     for i in range(NOCK + RAISE + SET + DRAW + HOLD):
         r = _ease((i - NOCK) / RAISE)
-        out = _ease(2 * (i - NOCK) / RAISE)  # the arm swings out in the raise's first half
+        out = _ease(2 * (i - NOCK) / RAISE) if swing_first else r
         d = _ease((i - DRAW_AT) / DRAW)
         bow = (-0.15 - 1.45 * out, 1.6 - 1.9 * r)
-        draw = (0.15 + 1.0 * d, 1.6 - 1.6 * r)
+        draw = (0.15 + draw_length * d, 1.6 - 1.6 * r)
         frames.append(_frame(i, bow, draw))
     return frames
 
@@ -55,3 +56,13 @@ def test_the_draw_start_is_the_same_with_the_nock_in_the_look_back_or_not() -> N
     # ... and it is the set's end, the draw's eased start, not a frame in the raise.
     assert SET_AT <= buf[with_nock[1]].index <= DRAW_AT + 5, with_nock
     assert with_nock[3] < 1.0, with_nock  # a pause was seen at the set
+
+
+def test_a_set_after_the_halfway_span_is_found() -> None:
+    """A long draw from a narrow set (the synthetic archer's: set span 60 % of the hold's): the halfway span
+    from the nock is passed in the last frames of the raise, with the bow arm all but up, so the look-back up to
+    there holds only the raise. The set is the pause after it, not a guess in the raise."""
+    buf = _shot(swing_first=False, draw_length=1.45)
+    raise_i, draw_i, _, set_motion = _back_raise_draw(buf, ANCHOR_AT, 0, "right")
+    assert SET_AT <= buf[draw_i].index <= DRAW_AT + 5, (raise_i, draw_i, set_motion)
+    assert set_motion < 1.0, set_motion
