@@ -16,27 +16,21 @@ from .frames import TrackFrame, _dist, _motion, _nan_low, _rate, _span
 from .params import P
 
 
-def _draw_mid(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int, handedness: str) -> int:
+def _draw_mid(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int) -> int:
     """Position of the middle of the draw: the last frame before the anchor whose span is at most halfway
-    from the narrowest span of the look-back to the anchor's span. A draw starts with the bow arm up, so its
-    middle is not in the raise: where the narrowest span is the hands together at the nock and the halfway
-    span is passed in the raise (the synthetic archer's set span is 60 % of its hold's), it is measured from
-    the narrowest span with the bow arm up. Whether the nock is in the look-back at all depends on where the
-    buffer begins (an adaptive run's dense segment)."""
-    mid_i = _span_halfway(buf, anchor_i, floor_i)
-    raised = _raised_since(buf, anchor_i, floor_i, handedness)
-    return _span_halfway(buf, anchor_i, raised) if mid_i < raised else mid_i
+    from the narrowest span of the look-back to the anchor's span."""
+    return _span_share(buf, anchor_i, floor_i, 0.5)
 
 
-def _span_halfway(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int) -> int:
-    """The last position before the anchor whose span is at most halfway from the narrowest span over
-    buf[floor_i..anchor_i] to the anchor's span (the anchor itself when either is unknown)."""
+def _span_share(buf: Sequence[TrackFrame], anchor_i: int, floor_i: int, share: float) -> int:
+    """The last position before the anchor whose span is at most `share` of the way from the narrowest span
+    over buf[floor_i..anchor_i] to the anchor's span (the anchor itself when either is unknown)."""
     spans = [_span(buf[k]) for k in range(floor_i, anchor_i + 1)]
     spans = [sp for sp in spans if not math.isnan(sp)]
     s_a = _span(buf[anchor_i])
     if not spans or math.isnan(s_a):
         return anchor_i
-    mid = 0.5 * (s_a + min(spans))
+    mid = min(spans) + share * (s_a - min(spans))
     k = anchor_i
     while k > floor_i and not _span(buf[k]) <= mid:
         k -= 1
@@ -91,7 +85,7 @@ def _back_raise_draw(
     starts and ends at rest, so their speeds pass through a minimum there; an onset threshold on the span's
     growth instead finds a point well into the draw, and MediaPipe's wrist jitter at the start of the draw
     (the hand in front of the face) makes onsets unreliable anyway."""
-    mid_i = _draw_mid(buf, anchor_i, floor_i, handedness)
+    mid_i = _draw_mid(buf, anchor_i, floor_i)
     k = _raised_since(buf, anchor_i, floor_i, handedness)
     if _span(buf[anchor_i]) - _span(buf[k]) < P.draw_span_growth_min_sw:
         # The span hardly grew after the raise (down-line: the hand comes back in depth), so its midpoint
@@ -108,10 +102,10 @@ def _back_raise_draw(
     draw_i, m_min = _set(buf, k, mid_i, handedness)
     if not m_min <= P.set_pause_max_sw_s:
         # No pause up to the middle found: that middle may be the raise's end, the halfway span passed as the
-        # bow arm came up (the span at the set can be half the hold's). The set, if there was one, lies
-        # before the middle of what is left of the draw.
+        # bow arm came up (the span at the set can be half the hold's). The set, if there was one, lies at
+        # the start of what is left of the draw (P.late_set_share).
+        later_i, later_min = _set(buf, mid_i, _span_share(buf, anchor_i, mid_i, P.late_set_share), handedness)
         # A pause lasts: one slow frame between the raise's end and the draw is the arms passing through it.
-        later_i, later_min = _set(buf, mid_i, _span_halfway(buf, anchor_i, mid_i), handedness)
         if _paused_for(buf, later_i, handedness) >= P.raise_rest_s - 1e-6:
             draw_i, m_min = later_i, later_min
 

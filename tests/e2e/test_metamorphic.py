@@ -32,6 +32,11 @@ TRANSFORMS = {
 KNOWN_MISSES = {
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
+    ("fault_tempo", "half_rate"): "shot 2's dragging draw is 5.8 s in the truth, but its last 1.1 s moves the "
+    "hand 0.07 U: the pose shows 4.1-4.6 s against draw_tempo's 4.5 s limit. At 15 fps the look-back finds no "
+    "pause before the draw's middle (the raise's end) and finds the set after it, at the end of the pause (frame "
+    "254 at 30 fps; the truth's 239 is where the raise ends and the draw eases in): the draw reads 4.13 s. At "
+    "30 fps the pause is found before the middle (242) and the draw reads 4.57 s",
 }
 
 
