@@ -55,22 +55,25 @@ LEFT_WRIST, RIGHT_WRIST = INDEX["left_wrist"], INDEX["right_wrist"]
 class SamplingPlan:
     """How sparsely the idle stretches are sampled and how much is analysed around each raise."""
 
-    # Model runs per second while nobody draws. 2 fps with a 2 s preroll, measured on the 10-minute session
-    # (`benchmarks/long_session.py --ten --other-plan ...`, one run): 3.10x less CPU than the full rate, against
-    # 2.74x at 3 fps with 3 s; 5 verdicts differ from the full rate's against 4, all 5 on the one shot whose
-    # full-rate release is uncertain (MediaPipe mirrored the archer in the hold, the release found 17 frames
-    # early and every hold rule not assessable; at 2 fps its release is 5 frames late and they pass). On the
-    # 2-minute session: 2.68x against 2.49x, no verdict differs (against one). Sparser still (1.5 fps, 2 s,
-    # 0.3 s settle) differed more on video: 35 differences (12 verdicts) against 30 (9), before the look-back
-    # found the set independently of where its buffer began (the draw start's confidence then hung on it).
-    sparse_fps: float = 2.0
+    sparse_fps: float = 3.0  # model runs per second while nobody draws
     # Dense analysis starts this long (and one sparse step) before the sample that triggered it (see the module
     # docstring). Measured by replaying the real and golden pose tracks after an idle stretch
-    # (benchmarks/long_session.py): 2 s gives the full rate's marks and verdicts on every one of them (at 2 and
-    # at 3 fps), 1.5 s moves four marks by a frame.
-    preroll_s: float = 2.0
+    # (benchmarks/long_session.py): 2 s and more give the full rate's marks and verdicts on every one of them,
+    # 1.5 s moves four marks by a frame.
+    preroll_s: float = 3.0
     # Dense analysis ends once the archer has been at rest (no trigger, the tracker seeking) this long.
     settle_s: float = 1.0
+    # Sparser and shorter (1.5 fps, 2 s, 0.3 s) replays exactly too and runs the model on 22 % fewer frames
+    # (10-minute session: 3.15x less CPU than full rate against 2.50x), but on video the model, starting each
+    # look-back from a state further from the full-rate run's, differed more from it: 35 differences (12
+    # verdicts) against 30 (9) (`benchmarks/long_session.py --ten --other-plan sparse_fps=1.5,preroll_s=2,
+    # settle_s=0.3`). At 2 fps alone, measured again with the fold and mirror guards of December: 33 differences
+    # (14 verdicts) against 27 (6), 2.67x less CPU against 2.30x (`--ten --other-plan sparse_fps=2`). The same
+    # verdicts as a full-rate run come first, so these stay. Measured again once the look-back found the set
+    # wherever its buffer began (`--ten --other-plan sparse_fps=3,preroll_s=3` with 2 fps and 2 s as the
+    # defaults, one run): 2 fps with a 2 s preroll, 2.96x less CPU than the full rate against 2.71x, but 31
+    # differences (7 verdicts: five on the shot whose full-rate release MediaPipe's mirrored hold left
+    # uncertain, two draw_tempo) against 25 (4).
     # A wrist above this share of the torso, measured down from the shoulder line, could be raising the bow
     # (arms hanging: ~1.0; the synthetic archer nocking at the belt: ~0.8; a raise passes 0.6 in its first
     # third).
