@@ -38,7 +38,8 @@ class ClipResult:
     not_assessable: set[tuple[str, int]]
     session_faults: list[str]
     release_errors: list[tuple[int, int | None, int | None]]  # truth shot, truth frame, error (frames)
-    # per truth shot found: each phase mark's error (coach.results.SHOT_MARKS) (report − truth, frames; None where the report has no mark)
+    # per truth shot found: each phase mark's error (coach.results.SHOT_MARKS; report − truth, frames; None
+    # where the report has no mark)
     mark_errors: list[dict[str, int | None]] = field(default_factory=list)
     unmatched_report_shots: list[int] = field(default_factory=list)
     seconds: float = 0.0

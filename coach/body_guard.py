@@ -39,9 +39,10 @@ class UpperBodyGuard:
       (MediaPipe's first frames of a person may be the misread ones: fm_starts_at_full_draw). But a turn
       passes through side-on: the shoulders narrow for a few frames (0.3-0.5 s between wide frames of the two
       orders on the real tracks). An order that flipped within `mirror_snap_s`, wide on both sides, away
-      from one that had held for `mirror_max_s`, is MediaPipe relabelling a body that did not move, however long
-      it lasts: it is swapped back for up to `mirror_snap_max_s` (fault_head_trunk at 270p: mirrored for 2.4 s from the hold into the release;
-      taken as a turn after 2 s, the draw hand leapt to the bow hand's side mid-hold and the shot was lost).
+      from one that had held for `mirror_max_s`, is MediaPipe relabelling a body that did not move, however
+      long it lasts: it is swapped back for up to `mirror_snap_max_s` (fault_head_trunk at 270p: mirrored for
+      2.4 s from the hold into the release; taken as a turn after 2 s, the draw hand leapt to the bow hand's
+      side mid-hold and the shot was lost).
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
       `max_s` of rejection a frame is accepted, one each `max_s`, until the new width is the reference's median

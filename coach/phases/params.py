@@ -114,14 +114,14 @@ class TrackerParams:
     # draw_overlap_rise_sw between the draw start and the anchor, so raise and draw overlapped (real02, real05,
     # real07: 0.34-1.37 U; the synthetic archer's sets 0.00-0.13 U).
     set_pause_max_sw_s: float = 1.0
+    draw_overlap_rise_sw: float = 0.3
+    draw_set_conf: float = 0.9
+    draw_guess_conf: float = 0.3
     # Where no pause was found up to the middle of the draw (it was the raise's end: the synthetic archer's set
     # span is 60 % of its hold's, so the halfway span from the nock is passed as the bow arm comes up), the set
     # is looked for in this share of what is left of the draw. Further on, the hesitations of a slow draw look
     # like a pause (fault_tempo's 5.8 s draw, read live: at half of it the draw start fell 32 frames late).
     late_set_share: float = 0.15
-    draw_overlap_rise_sw: float = 0.3
-    draw_set_conf: float = 0.9
-    draw_guess_conf: float = 0.3
 
     # --- release (release.py)
     release_speed_sw_s: float = 1.5  # rules brief: the draw wrist's speed jumps above this at the release
