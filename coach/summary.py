@@ -18,6 +18,7 @@ from .results import (
 )
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
+from .wording.machine import note_both, reason_both
 from .wording.text import MACHINE_TEXT
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
@@ -54,7 +55,7 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
         out.append(f"             {rule.section}：{rule.quote}")
         out.append(f"             → {rule.cue_zh} / {rule.cue_en}")
     elif f.verdict == NOT_ASSESSABLE and f.reason:
-        out[0] = f"    {MARK[f.verdict]:8} {ljust(name, w)} ({f.reason})"
+        out[0] = f"    {MARK[f.verdict]:8} {ljust(name, w)} ({reason_both(f.reason)})"
     return out
 
 
@@ -92,7 +93,7 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
         f"  archer: {report.handedness}-handed ({report.handedness_source}); view: {report.view} "
         f"(confidence {report.view_confidence:.2f}); rules: {report.rule_pack['id']} {report.rule_pack['version']}",
     ]
-    lines += [f"  note: {n}" for n in report.notes]
+    lines += [f"  note: {note_both(n)}" for n in report.notes]
     focus = focus_text(session_focus(doc, pack), pack, len(report.shots))
     if focus:
         lines += ["", "Work on first 先練:"] + [f"  {k + 1}. {line}" for k, line in enumerate(focus)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..headline import any_hint
-from ..wording.machine import note_text
+from ..wording.machine import note_text, reason_both
 from ..wording.text import MACHINE_TEXT
 from .data import (
     VERDICT_LABEL,
@@ -112,7 +112,7 @@ def findings_table(d: ReportData, findings: list[dict], shot: int | None) -> Tab
             a, b = f["start_frame"], f["end_frame"]
             frames = f"{a}–{b} ({a / d.fps:.2f}–{b / d.fps:.2f} s)"
         elif v == "not_assessable":
-            frames = f.get("reason") or ""
+            frames = reason_both(f.get("reason")) if f.get("reason") else ""
         coach = [
             f"{a.action}{(': ' + a.comment) if a.comment else ''} — {a.author} {local_time(a.created_at)}"
             for a in d.annotations_for(shot, f["rule"])

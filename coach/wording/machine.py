@@ -9,6 +9,8 @@ hidden."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .text import t
 
@@ -108,6 +110,23 @@ def reason_text(reason: str | None, lang: str) -> str:
     return reason
 
 
+def reason_both(reason: str | None, first: str = "en") -> str:
+    """Why a rule was not judged, in both languages, `first` first (the terminal summary, the reports)."""
+    return _both(reason_text, reason, first)
+
+
+def note_both(note: str, first: str = "en") -> str:
+    """A session note in both languages, `first` first; once if it is not known."""
+    return _both(note_text, note, first)
+
+
+def _both(word: Callable[[Any, str], str], text: Any, first: str) -> str:
+    """`text` worded in `first`, then in the other language; once where both read the same (a form the table
+    does not know is shown as written)."""
+    one, other = word(text, first), word(text, "en" if first == "zh" else "zh")
+    return one if one == other else f"{one} · {other}"
+
+
 def note_text(note: str, lang: str) -> str:
     """A session note, in `lang`."""
     if note in _NOTES:
@@ -152,8 +171,7 @@ def error_text(error: str | None, lang: str) -> str:
 
 def error_both(error: str, first: str = "zh") -> str:
     """An error line in both languages, `first` first (the terminal); once if it is not known."""
-    one, other = error_text(error, first), error_text(error, "en" if first == "zh" else "zh")
-    return one if one == other else f"{one} · {other}"
+    return _both(error_text, error, first)
 
 
 def _problem_text(problem: str, lang: str) -> str | None:
@@ -195,8 +213,7 @@ def status_text(status: str, lang: str) -> str:
 
 def status_both(status: str, first: str = "zh") -> str:
     """A status line in both languages, `first` first (the terminal, read by whoever runs it); once if unknown."""
-    one, other = status_text(status, first), status_text(status, "en" if first == "zh" else "zh")
-    return one if one == other else f"{one} · {other}"
+    return _both(status_text, status, first)
 
 
 _CHECK = {

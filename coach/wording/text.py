@@ -8,7 +8,7 @@ from __future__ import annotations
 # key -> (中文, English). Placeholders use str.format names.
 MACHINE_TEXT: dict[str, tuple[str, str]] = {
     # why a rule could not be judged (the engine's reasons, coach/engine.py) and the views it names
-    "why_view": ("從{view}視角無法判斷", "not judged from a {view} view"),
+    "why_view": ("從{view}視角無法判斷", "not judged from the {view} view"),
     "why_phase": ("這箭沒有到這個階段", "the shot did not reach this phase"),
     "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
     "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),

@@ -13,7 +13,15 @@ from coach.dashboard.i18n import TEXT
 from coach.errors import CoachError
 from coach.live.feeder import Feeder
 from coach.live.mailbox import Mailbox
-from coach.wording.machine import error_text, status_both, status_kind, status_text
+from coach.wording.machine import (
+    error_text,
+    note_both,
+    note_text,
+    reason_both,
+    status_both,
+    status_kind,
+    status_text,
+)
 from coach.wording.text import MACHINE_TEXT
 from tests.support.paths import ROOT
 
@@ -112,3 +120,27 @@ def test_the_wording_table_is_one_table_in_both_languages():
     assert all(TEXT[k] == v for k, v in MACHINE_TEXT.items())  # the dashboard's t() words machine text too
     for key, (zh, en) in MACHINE_TEXT.items():
         assert zh.strip() and en.strip(), key
+
+
+def test_the_terminal_says_why_a_rule_was_not_judged_in_both_languages():
+    """A real analysis of a clip filmed from above: its face-on rules are not judged, and the terminal says why
+    in English and Chinese (the engine's reason is machine English, stored as written); an uncertain phase too."""
+    from coach.pipeline import analyze_track
+    from coach.pose_frame import load_posetrack
+    from coach.summary import format_report
+    from posture_rules.pack import load_pack
+
+    report = analyze_track(load_posetrack(ROOT / "tests/golden/stance_high.pose.json.gz"))
+    reasons = {f.reason for s in report.shots for f in s.findings if f.verdict == "not_assessable"}
+    assert "not judged from a high view" in reasons and "phase uncertain: draw start" in reasons
+    text = format_report(report, load_pack())
+    assert "(not judged from the high view · 從高處視角無法判斷)" in text
+    assert "(phase uncertain (draw start): not judged · 階段不確定（開弓起點），這條規則不判斷)" in text
+    assert "not judged from a high view" not in text
+    note = next(n for n in report.notes if "no full draw was seen" in n)
+    assert f"note: {note_text(note, 'en')} · {note_text(note, 'zh')}" in text
+
+
+def test_a_reason_or_note_the_table_does_not_know_is_shown_once_as_written():
+    assert reason_both("something new") == "something new" and note_both("a new note", "zh") == "a new note"
+    assert reason_both("not judged from a other view", "zh") == "從斜側視角無法判斷 · not judged from the oblique view"
