@@ -70,6 +70,7 @@ def _truth_phase_report(track, truth: dict, pack, profile):
             release_evidence=(),
             shoulders_misread=False,
             hand_misread=False,
+            anchor_from_frame=None,
         )
         a._complete(SimpleNamespace(**defaults, marks_confidence={}, **s, complete=True, release_source="truth"))
     return a.report()

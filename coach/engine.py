@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,6 +38,11 @@ SESSION_MEASURES = (
     "release_interval_mean",
     "release_interval_cv",
 )
+# Durations to or from the anchor. Where the draw's end is a range (ShotPhases.anchor_from_frame: the span at
+# the hold's there, the arms at rest only at the anchor), they are judged at both ends, and a verdict that
+# changes within the range is not assessable. Motion in the hold is measured from the later end, where the arms
+# are at rest: that is what the hold is.
+ANCHOR_TIMED = ("draw_time", "hold_time")
 UNMEASURABLE = "landmarks hidden, out of frame, or foreshortened"
 PHASE_UNCERTAIN = "phase uncertain"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
@@ -224,7 +229,8 @@ class RuleEngine:
             v = measures.get(r.metric)
             if v is None:
                 v = measures[r.metric] = float(METRICS[r.metric].fn(frames))
-            findings.append(self._unsure(r, windows, unsure, every=False) or self._judge_value(r, v, windows, view))
+            found = self._unsure(r, windows, unsure, every=False) or self._judge_value(r, v, windows, view)
+            findings.append(self._over_anchor_range(r, found, frames, getattr(shot, "anchor_from_frame", None), view))
         for m in MEASURE_MARKS:
             if m not in measures:
                 measures[m] = float(METRICS[m].fn(frames))
@@ -236,6 +242,16 @@ class RuleEngine:
             if marks & unsure:
                 measures[m] = math.nan
         return findings, measures
+
+    def _over_anchor_range(self, r: Rule, found: Finding, frames: ShotFrames, early: int | None, view: str) -> Finding:
+        """`found` judged again with the draw ended at `early` (ANCHOR_TIMED): "not assessable: phase uncertain"
+        if the verdict changes, the limit lying inside the anchor's range."""
+        if early is None or r.metric not in ANCHOR_TIMED or found.verdict == NOT_ASSESSABLE:
+            return found
+        v = float(METRICS[r.metric].fn(replace(frames, anchor=early)))
+        if not math.isnan(v) and self._judge_value(r, v, {}, view).verdict == found.verdict:
+            return found
+        return replace(found, verdict=NOT_ASSESSABLE, value=None, reason=f"{PHASE_UNCERTAIN}: anchor")
 
     def _unsure(self, r: Rule, windows, unsure: set[str], every: bool) -> Finding | None:
         """ "Not assessable: phase uncertain" when the rule rests on uncertain marks: a shot measure (a draw time,

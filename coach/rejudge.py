@@ -171,6 +171,7 @@ def judge_marks(
         release_confidence=release_confidence,
         marks_confidence=dict(marks_confidence or {}),
         **_kept_release(like, marks.release),
+        anchor_from_frame=like.anchor_from_frame if like is not None and like.anchor_frame == marks.anchor else None,
     )
     findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, sp))
     shot = ShotResult.from_phases(sp, findings, measures, index=index, fps=st.fps, times_s=phase_times(sp, st.t))

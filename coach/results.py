@@ -168,6 +168,7 @@ class ShotResult:
     release_confidence: float = 1.0  # 0-1: how sure the release is (coach/phases.py ReleaseEvidence)
     release_evidence: list[str] = field(default_factory=list)  # the signals that agreed on it
     marks_confidence: dict[str, float] = field(default_factory=dict)  # draw start and anchor, 0-1
+    anchor_from_frame: int | None = None  # the earliest the draw may have ended (ShotPhases.anchor_from_frame)
     # Set when a coach corrected the shot (coach/corrections.py): {"by", "at", "action", "marks": [names set]};
     # its findings were then judged on the coach's marks, not the machine's.
     corrected: dict | None = None
@@ -208,6 +209,7 @@ class ShotResult:
             release_confidence=sp.release_confidence,
             release_evidence=list(sp.release_evidence),
             marks_confidence=dict(sp.marks_confidence),
+            anchor_from_frame=sp.anchor_from_frame,
         )
 
     @classmethod
@@ -231,6 +233,7 @@ class ShotResult:
             release_confidence=s.get("release_confidence", 1.0),
             release_evidence=list(s.get("release_evidence") or []),
             marks_confidence=dict(s.get("marks_confidence") or {}),
+            anchor_from_frame=s.get("anchor_from_frame"),
             corrected=s.get("corrected"),
         )
 
@@ -249,6 +252,7 @@ class ShotResult:
             "release_confidence": _num(self.release_confidence),
             "release_evidence": list(self.release_evidence),
             "marks_confidence": {k: _num(v) for k, v in self.marks_confidence.items()},
+            "anchor_from_frame": self.anchor_from_frame,
             "phase_times_s": {k: _num(v) for k, v in self.times_s.items()},
             "measures": {k: _num(v, 4) for k, v in self.measures.items()},
             "findings": [f.to_json() for f in self.findings],

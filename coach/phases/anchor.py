@@ -203,6 +203,8 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
             j += 1
         if ok:
             s.anchor_at = Mark(buf[k].index, buf[k].t)
+            f = _span_arrival(spans[det - lo : k - lo + 1], spans[k - lo :], extent)
+            s.anchor_from = Mark(buf[det + f].index, buf[det + f].t) if det + f < k else None
             return P.anchor_still_conf
     # The arms never settled as still as the hold's quieter half soon after the span was reached: a
     # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
@@ -210,3 +212,18 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
         return P.unrefined_conf
     s.anchor_at = Mark(buf[at_span].index, buf[at_span].t)
     return P.anchor_span_conf
+
+
+def _span_arrival(before: list[float], hold: list[float], extent: float) -> int:
+    """The first position in `before` (the draw's end, up to the anchor) whose span is within the hold's own
+    tolerance (P.anchor_span_tol_frac of the draw's extent, or P.anchor_span_wander_factor times the
+    interquartile range) of the hold's median, `hold` being the spans from the anchor on: the earliest the draw
+    may have ended. The hold is measured from the anchor, not from where the draw first slowed, so a draw that
+    creeps on to the anchor does not widen it."""
+    seen = [sp for sp in hold if not math.isnan(sp)]
+    if not seen:
+        return len(before) - 1
+    wander = float(np.percentile(seen, 75) - np.percentile(seen, 25))
+    tol = max(P.anchor_span_tol_frac * abs(extent), P.anchor_span_wander_factor * wander)
+    mid = float(np.median(seen))
+    return next((j for j, sp in enumerate(before) if abs(sp - mid) <= tol), len(before) - 1)

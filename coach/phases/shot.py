@@ -131,6 +131,9 @@ class ShotPhases:
     # The pose misread the draw hand in the hold (read at the bow hand) and snapped it back as the arrow left,
     # which looked like the draw going on (`anchor.draw_leapt`): the anchor and release are uncertain.
     hand_misread: bool = False
+    # The earliest the draw may have ended: the span reached the hold's here, the arms came to rest only at the
+    # anchor (None where the two agreed). A duration to or from the anchor is judged at both (coach/engine.py).
+    anchor_from_frame: int | None = None
 
     def windows(self, t_of: TimeOf) -> dict[str, tuple[int, int]]:
         """The frame ranges of this shot's phases (`phase_windows`)."""

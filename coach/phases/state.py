@@ -90,6 +90,9 @@ class OpenShot:
     refined: bool = False
     draw_conf: float = P.unrefined_conf
     anchor_conf: float = P.unrefined_conf
+    # Where the span reached the hold's, when the arms came to rest as in the hold only later (the anchor,
+    # `anchor._settle_anchor`): the draw ended between the two. None where they agreed.
+    anchor_from: Mark | None = None
     release_at: Mark | None = None
     cand: Candidate | None = None
     evidence: ReleaseEvidence | None = None  # what confirmed the release
@@ -142,6 +145,7 @@ class OpenShot:
             complete=True,
             handedness=self.handedness,
             hold_start_frame=self.anchor_at.frame,
+            anchor_from_frame=None if self.anchor_from is None else self.anchor_from.frame,
             follow_start_frame=None,
             hand_stayed=self.hand_stayed,
             release_confidence=self.release_conf,

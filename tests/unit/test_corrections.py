@@ -108,6 +108,30 @@ def test_rejudging_the_machines_own_marks_gives_its_own_verdicts(name: str) -> N
         assert j.shot.times_s == s.times_s
 
 
+def test_a_rejudged_shot_keeps_its_anchors_range_while_the_anchor_stays() -> None:
+    """fault_bow_hand at 480p, shot 2: the span reached the hold's 17 frames before the arms came to rest, and the
+    hold time's 0.8 s floor lies between the two, so it is not judged. Re-judged on the same marks (a coach who
+    moved nothing, or only the release) it stays so; with the anchor placed by the coach, it is judged."""
+    from coach.rejudge import Marks, SessionTrack, judge_marks
+    from posture_rules.pack import load_pack
+
+    track = load_posetrack(ROOT / "tests/golden/metamorphic/fault_bow_hand-480p.pose.json.gz")
+    report = analyze_track(track)
+    st = SessionTrack(track, report.handedness, report.view, load_pack())
+    s = report.shots[1]
+    hold = next(f for f in s.findings if f.rule == "stillness_hold_time")
+    assert s.anchor_from_frame is not None and hold.reason == "phase uncertain: anchor", (s.anchor_from_frame, hold)
+    conf = {"marks_confidence": s.marks_confidence, "release_confidence": s.release_confidence, "like": s}
+    same = Marks(s.raise_start_frame, s.draw_start_frame, s.anchor_frame, s.release_frame, s.end_frame)
+    j = judge_marks(st, same, s.index, **conf)
+    assert [f.to_json() for f in j.shot.findings] == [f.to_json() for f in s.findings]
+    assert j.shot.anchor_from_frame == s.anchor_from_frame
+    placed = Marks(s.raise_start_frame, s.draw_start_frame, s.anchor_from_frame, s.release_frame, s.end_frame)
+    j = judge_marks(st, placed, s.index, **conf)
+    assert j.shot.anchor_from_frame is None
+    assert next(f for f in j.shot.findings if f.rule == "stillness_hold_time").verdict == "pass"
+
+
 # ---- a missed release, corrected, exported and scored --------------------------------------------------------
 @real
 def test_a_missed_release_corrected_becomes_a_labelled_clip(tmp_path: Path, capsys) -> None:

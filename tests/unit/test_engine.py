@@ -157,3 +157,32 @@ def test_an_override_moves_the_verdict_never_the_value():
     assert a.value == pytest.approx(b.value, abs=1e-6) and b.value == pytest.approx(c.value, abs=1e-6)
     # The value is what the verdict asks about: the elbow was this low for a quarter of the hold.
     assert a.value == pytest.approx(-29.0, abs=0.5) and a.reason == b.reason == "below"
+
+
+@dataclass
+class _RangedShot(_Shot):
+    """A shot whose span reached the hold's at frame 10 of the draw, the arms at rest only at the anchor (30)."""
+
+    draw_start_frame: int = 0
+    anchor_frame: int = 30
+    anchor_from_frame: int | None = 10
+
+
+def _timed(shot, **th) -> tuple:
+    rule = _rule(id="t", metric="hold_time", phases=("full_draw", "hold"), views=("any",), thresholds=Thresholds(**th))
+    eng = RuleEngine(_pack(rule), fps=30)
+    for i in range(101):
+        eng.push(_body(i, 5), "hold", "face-on")
+    (f,), _ = eng.judge_shot(shot, "face-on")
+    return f.verdict, f.value, f.reason
+
+
+def test_a_duration_whose_limit_lies_inside_the_anchors_range_is_not_judged():
+    """Hold 30→80 is 1.67 s, from the span's arrival (10) 2.33 s: a 2 s floor is passed at one end of the range
+    and failed at the other, so the shot is not judged on it; limits the whole range meets or misses are."""
+    assert _timed(_RangedShot(), enter_below=2.0) == (NOT_ASSESSABLE, None, "phase uncertain: anchor")
+    assert _timed(_RangedShot(), enter_below=1.0)[0] == PASS
+    assert _timed(_RangedShot(), enter_below=3.0)[0] == FAULT
+    # the same shot with its two readings agreeing: judged as measured, from the anchor
+    verdict, value, _ = _timed(_RangedShot(anchor_from_frame=None), enter_below=2.0)
+    assert verdict == FAULT and value == pytest.approx(50 / 30)
