@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .wording.text import MACHINE_TEXT
+
 if TYPE_CHECKING:
     from .phases import ShotPhases
 
@@ -73,6 +75,7 @@ def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed
 
 
 MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.py says why each is)
+PHASE_MARK_NAMES = ("raise_start", "draw_start", "anchor", "release")  # the marks a confidence may doubt
 
 
 def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> list[str]:
@@ -80,30 +83,26 @@ def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidenc
     did not see, `phases.heard`), "draw_start", "anchor", "release"; the engine leaves the rules resting on
     them unjudged, the reports name them."""
     conf = {**(marks_confidence or {}), "release": 1.0 if release_confidence is None else release_confidence}
-    return [m for m in ("raise_start", "draw_start", "anchor", "release") if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
+    return [m for m in PHASE_MARK_NAMES if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
 
 
-_EVIDENCE_NAMES = {
-    "draw_hand": "draw hand 拉弦手",
-    "draw_elbow": "draw elbow 拉弦肘",  # standing in for a draw hand hidden behind the head (coach/phases/elbow.py)
-    "bow_arm": "bow arm 弓臂",
-    "span": "span 兩手距",
-    "sound": "sound 弦聲",
-}
-_MARK_NAMES = {
-    "raise_start": "raise 舉弓",
-    "draw_start": "draw start 開弓起點",
-    "anchor": "anchor 靠位",
-    "release": "release 撒放",
-}
+# The signals that may agree on a release (ShotResult.release_evidence; coach/phases/release.py)
+RELEASE_SIGNALS = ("draw_hand", "draw_elbow", "bow_arm", "span", "sound")
+# "draw hand 拉弦手": the terminal's and the reports' names, English then Chinese, from the wording table.
+_EVIDENCE_NAMES = {e: f"{MACHINE_TEXT['ev_' + e][1]} {MACHINE_TEXT['ev_' + e][0]}" for e in RELEASE_SIGNALS}
+_MARK_NAMES = {m: f"{MACHINE_TEXT['mark_' + m][1]} {MACHINE_TEXT['mark_' + m][0]}" for m in PHASE_MARK_NAMES}
 
 
 def certainty_remarks(
-    release_confidence: float | None, evidence: list[str] | None, marks_confidence: dict[str, float] | None
+    release_confidence: float | None,
+    evidence: list[str] | None,
+    marks_confidence: dict[str, float] | None,
+    anchor_range: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """How sure the shot's phases are, one wording (English and Chinese) for the terminal and the reports:
-    "release confidence 撒放把握 0.86 (draw hand 拉弦手, span 兩手距)", and "; uncertain: draw start 開弓起點 …"
-    where a mark is, whose rules are then not judged."""
+    "release confidence 撒放把握 0.86 (draw hand 拉弦手, span 兩手距)", "; uncertain: draw start 開弓起點 …"
+    where a mark is, whose rules are then not judged, and "; full draw reached between frames 348 and 365 …"
+    where the anchor is a range (`anchor_range`: ShotResult.anchor_from_frame and anchor_frame)."""
     out = ""
     if release_confidence is not None:
         signals = ", ".join(_EVIDENCE_NAMES.get(e, e) for e in evidence or [])
@@ -112,6 +111,9 @@ def certainty_remarks(
     if unsure:
         marks = ", ".join(_MARK_NAMES[m] for m in unsure)
         out += f"; uncertain: {marks} — rules resting on it not judged 不確定，相關規則不判斷"
+    a, b = anchor_range
+    if a is not None and b is not None and a < b:
+        out += f"; full draw reached between frames {a} and {b} 於第 {a}–{b} 幀之間滿弓"
     return out
 
 
@@ -119,12 +121,6 @@ def certainty_remarks(
 _CORRECTION_NAMES = {
     "move": "corrected by {by} 由{by}校正",
     "add": "added by {by} (the machine missed it) 由{by}補記（機器漏判）",
-}
-_MARK_WORDS = {
-    "raise_start": "raise 舉弓",
-    "draw_start": "draw start 開弓起點",
-    "anchor": "anchor 靠位",
-    "release": "release 撒放",
 }
 
 
@@ -137,7 +133,7 @@ def correction_remarks(corrected: dict | None) -> str:
     head = _CORRECTION_NAMES.get(corrected.get("action"), _CORRECTION_NAMES["move"]).format(by=by)
     machine, now = corrected.get("machine") or {}, corrected.get("now") or {}
     moved = [
-        f"{_MARK_WORDS.get(m, m)} {machine[m] if machine.get(m) is not None else '—'} → {now[m]}"
+        f"{_MARK_NAMES.get(m, m)} {machine[m] if machine.get(m) is not None else '—'} → {now[m]}"
         for m in corrected.get("marks", [])
         if now.get(m) is not None
     ]

@@ -110,7 +110,10 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
                 + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
                 + status
             )
-            lines.append("  " + certainty_remarks(s.release_confidence, s.release_evidence, s.marks_confidence))
+            sure = certainty_remarks(
+                s.release_confidence, s.release_evidence, s.marks_confidence, (s.anchor_from_frame, s.anchor_frame)
+            )
+            lines.append("  " + sure)
         if s.corrected:
             lines.append("  " + correction_remarks(s.corrected))
         if shot_focus := session_focus({"shots": [shot_doc]}, pack, limit=1):

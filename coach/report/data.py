@@ -323,7 +323,12 @@ def release_text(shot: dict) -> str:
     """How a stored shot's release was timed and how sure its phases are (`coach.results.release_remarks`,
     `certainty_remarks`), from its JSON."""
     timed = release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
-    sure = certainty_remarks(shot.get("release_confidence"), shot.get("release_evidence"), shot.get("marks_confidence"))
+    sure = certainty_remarks(
+        shot.get("release_confidence"),
+        shot.get("release_evidence"),
+        shot.get("marks_confidence"),
+        (shot.get("anchor_from_frame"), shot.get("anchor_frame")),
+    )
     return timed + (f"; {sure}" if sure else "")
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..results import uncertain_marks
 from .text import t
 
 _REASONS = {
@@ -108,6 +109,33 @@ def reason_text(reason: str | None, lang: str) -> str:
         marks = [t("mark_" + mk.strip().replace(" ", "_"), lang) for mk in m["marks"].split(",")]
         return t("why_phase_uncertain", lang, marks="、".join(marks) if lang == "zh" else ", ".join(marks))
     return reason
+
+
+def certainty_text(shot: dict, lang: str) -> list[str]:
+    """How sure a stored shot's phases are (its JSON: release confidence and the signals that agreed, the marks
+    it is unsure of, the anchor's range), a line each in `lang`; `coach.results.certainty_remarks` in one
+    language."""
+    sep = "、" if lang == "zh" else ", "
+    out = []
+    conf = shot.get("release_confidence")
+    if conf is not None:
+        signals = sep.join(_word("ev_" + e, e, lang) for e in shot.get("release_evidence") or [])
+        key = "sure_release_seen" if signals else "sure_release"
+        out.append(t(key, lang, conf=f"{conf:.2f}", signals=signals))
+    unsure = uncertain_marks(shot.get("marks_confidence"), conf)
+    if unsure:
+        out.append(t("sure_uncertain", lang, marks=sep.join(t("mark_" + m, lang) for m in unsure)))
+    a, b = shot.get("anchor_from_frame"), shot.get("anchor_frame")
+    if a is not None and b is not None and a < b:
+        out.append(t("sure_anchor_range", lang, a=a, b=b))
+    return out
+
+
+def _word(key: str, fallback: str, lang: str) -> str:
+    try:
+        return t(key, lang)
+    except KeyError:
+        return fallback
 
 
 def reason_both(reason: str | None, first: str = "en") -> str:

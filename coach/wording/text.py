@@ -29,6 +29,16 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "mark_draw_start": ("開弓起點", "draw start"),
     "mark_anchor": ("靠位", "anchor"),
     "mark_release": ("撒放", "release"),
+    # how sure a shot's phases are (coach/results.py certainty_remarks; the review page's shot tab)
+    "ev_draw_hand": ("拉弦手", "draw hand"),
+    "ev_draw_elbow": ("拉弦肘", "draw elbow"),
+    "ev_bow_arm": ("弓臂", "bow arm"),
+    "ev_span": ("兩手距", "span"),
+    "ev_sound": ("弦聲", "sound"),
+    "sure_release": ("撒放把握 {conf}", "Release confidence {conf}"),
+    "sure_release_seen": ("撒放把握 {conf}（{signals}）", "Release confidence {conf} ({signals})"),
+    "sure_uncertain": ("不確定：{marks}，相關規則不判斷", "Uncertain: {marks}; the rules resting on it are not judged"),
+    "sure_anchor_range": ("於第 {a}–{b} 幀之間滿弓", "Full draw reached between frames {a} and {b}"),
     # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
     "err_no_file": ("找不到這個檔案", "no such file"),
     "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),

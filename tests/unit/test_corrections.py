@@ -113,6 +113,7 @@ def test_a_rejudged_shot_keeps_its_anchors_range_while_the_anchor_stays() -> Non
     hold time's 0.8 s floor lies between the two, so it is not judged. Re-judged on the same marks (a coach who
     moved nothing, or only the release) it stays so; with the anchor placed by the coach, it is judged."""
     from coach.rejudge import Marks, SessionTrack, judge_marks
+    from coach.summary import format_report
     from posture_rules.pack import load_pack
 
     track = load_posetrack(ROOT / "tests/golden/metamorphic/fault_bow_hand-480p.pose.json.gz")
@@ -121,6 +122,8 @@ def test_a_rejudged_shot_keeps_its_anchors_range_while_the_anchor_stays() -> Non
     s = report.shots[1]
     hold = next(f for f in s.findings if f.rule == "stillness_hold_time")
     assert s.anchor_from_frame is not None and hold.reason == "phase uncertain: anchor", (s.anchor_from_frame, hold)
+    said = f"full draw reached between frames {s.anchor_from_frame} and {s.anchor_frame} 於第"
+    assert said in format_report(report, load_pack())  # the terminal says why the hold time is not judged
     conf = {"marks_confidence": s.marks_confidence, "release_confidence": s.release_confidence, "like": s}
     same = Marks(s.raise_start_frame, s.draw_start_frame, s.anchor_frame, s.release_frame, s.end_frame)
     j = judge_marks(st, same, s.index, **conf)

@@ -14,6 +14,7 @@ from coach.errors import CoachError
 from coach.live.feeder import Feeder
 from coach.live.mailbox import Mailbox
 from coach.wording.machine import (
+    certainty_text,
     error_text,
     note_both,
     note_text,
@@ -144,3 +145,21 @@ def test_the_terminal_says_why_a_rule_was_not_judged_in_both_languages():
 def test_a_reason_or_note_the_table_does_not_know_is_shown_once_as_written():
     assert reason_both("something new") == "something new" and note_both("a new note", "zh") == "a new note"
     assert reason_both("not judged from a other view", "zh") == "從斜側視角無法判斷 · not judged from the oblique view"
+
+
+def test_how_sure_a_shot_is_is_said_in_the_readers_language():
+    """A real analysis (fault_bow_hand at 480p, shot 2: its anchor a range, the hold time not judged), from the
+    shot's stored JSON as the review page reads it."""
+    from coach.pipeline import analyze_track
+    from coach.pose_frame import load_posetrack
+
+    report = analyze_track(load_posetrack(ROOT / "tests/golden/metamorphic/fault_bow_hand-480p.pose.json.gz"))
+    shot = report.to_json()["shots"][1]
+    a, b, conf = shot["anchor_from_frame"], shot["anchor_frame"], shot["release_confidence"]
+    assert certainty_text(shot, "en") == [
+        f"Release confidence {conf:.2f} (draw hand, span)",
+        f"Full draw reached between frames {a} and {b}",
+    ]
+    assert certainty_text(shot, "zh") == [f"撒放把握 {conf:.2f}（拉弦手、兩手距）", f"於第 {a}–{b} 幀之間滿弓"]
+    unsure = {**shot, "marks_confidence": {"draw_start": 0.3}, "anchor_from_frame": None}
+    assert certainty_text(unsure, "zh")[1:] == ["不確定：開弓起點，相關規則不判斷"]

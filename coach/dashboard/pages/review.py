@@ -26,7 +26,7 @@ from coach.dashboard.tidy_panel import session_tidy_panel, show_done
 from coach.headline import any_hint
 from coach.report.data import gather, local_time
 from coach.store import SessionSummary, StoredSession
-from coach.wording.machine import note_text
+from coach.wording.machine import certainty_text, note_text
 
 # fixed colours per phase and for faults, so "hold" is the same colour in every session
 TIMELINE_COLOURS = {
@@ -238,6 +238,8 @@ def shot_panels(rd, lang: str) -> None:
         with tab:
             if note := corrected_note(sv.data):
                 st.caption(ui.esc(note))
+            for line in certainty_text(sv.data, lang):  # how sure its phases are: said, not hidden
+                st.caption(ui.esc(line))
             if first := rd.shot_focus(sv):
                 st.markdown(f"**{ui.tr('focus_shot', rule=fault_name(rd.pack, first.rule, lang))}**")
             st.dataframe(

@@ -158,6 +158,7 @@ def test_analyze_opens_the_new_session_in_the_review(env, analysed):
     assert "fault_pick" in timeline.proto.spec  # clicking a band selects it (and the player lands on it)
     body = texts(at)
     assert "Key frames" in body
+    assert "Release confidence 0." in body  # how sure the shot's release is, said on its tab
     frame = at.dataframe[0].value
     assert {"rule", "verdict", "classical text", "cue (zh)", "cue (en)"} <= set(frame.columns)
     assert PACK.by_id["cup_of_water"].quote in " ".join(frame["classical text"])
@@ -258,5 +259,6 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
 def test_language_switch(env, analysed):
     at = app("review", lang="zh").run()
     assert [t.value for t in at.title] == ["回顧"]
+    assert "撒放把握 0." in texts(at)
     at.sidebar.radio(key="lang").set_value("en").run()
     assert [t.value for t in at.title] == ["Session review"]
