@@ -203,8 +203,9 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
             j += 1
         if ok:
             s.anchor_at = Mark(buf[k].index, buf[k].t)
-            f = _span_arrival(spans[det - lo : k - lo + 1], spans[k - lo :], extent)
-            s.anchor_from = Mark(buf[det + f].index, buf[det + f].t) if det + f < k else None
+            # The span may have reached the hold's before the arms came to rest: the draw ended in between.
+            arrived = det + _span_arrival(spans[det - lo : k - lo + 1], spans[k - lo :], extent)
+            s.anchor_from = Mark(buf[arrived].index, buf[arrived].t) if arrived < k else None
             return P.anchor_still_conf
     # The arms never settled as still as the hold's quieter half soon after the span was reached: a
     # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
