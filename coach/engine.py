@@ -118,8 +118,8 @@ def shot_value(rule: Rule, measured: np.ndarray) -> float:
     It is the value the archer sat at or beyond for FAULT_SHARE of the window, on the side the rule guards:
     the lower quartile for a lower limit (an elbow that drops), the upper one for an upper limit. That is the
     question the verdict asks ("beyond the limit for a quarter of the full draw and hold?") read without a
-    threshold, so value and verdict agree (but for the hysteresis margin) and an archer's override moves only
-    the verdict. A plain median would hide a dip over a third of the hold; the median of the faulted frames
+    threshold, so value and verdict agree (a shot is faulted only where this value is beyond the limit) and an
+    archer's override moves only the verdict. A plain median would hide a dip over a third of the hold; the median of the faulted frames
     (what was reported before) moved with the limit: −9.07° at a limit of −8°, −29.2° at −12°, same shot.
     A rule guarding both sides reports the quartile farther from its norm: where the archer strayed most.
     Which sides a rule guards is part of the rule, not of its numbers, so an override never flips it."""
@@ -132,6 +132,13 @@ def shot_value(rule: Rule, measured: np.ndarray) -> float:
         return hi
     centre = rule.norm if rule.norm is not None else float(np.median(measured))
     return lo if centre - lo > hi - centre else hi
+
+
+def _beyond(th, side: str, measured: np.ndarray) -> bool:
+    """Was the archer beyond the entry limit on `side` for FAULT_SHARE of the window?"""
+    if side == "above":
+        return float(np.quantile(measured, 1.0 - FAULT_SHARE)) > th.enter_above
+    return float(np.quantile(measured, FAULT_SHARE)) < th.enter_below
 
 
 def _relative(values: np.ndarray, baseline: float) -> np.ndarray:
@@ -305,12 +312,16 @@ class RuleEngine:
         in_fault &= ok
         value = shot_value(r, vals[ok])
         # A shot is faulted when the confirmed fault covers a real part of the window, not one wobble of
-        # MediaPipe. The side is the fault's own (its median), whatever value the shot reports.
+        # MediaPipe, and the archer was beyond the entry limit for that share of it: the hysteresis holds a fault
+        # open down to its exit limit, and a value MediaPipe reads just inside the limit (a re-encoded video's
+        # elbow at 16-17 deg against 18) must not fault a shot whose value says "ok". The side is the fault's own
+        # (its median), whatever value the shot reports.
         if in_fault.sum() >= max(FAULT_SHARE * ok.sum(), 1) and spans:
             fault_median = float(np.median(vals[in_fault]))
             th = r.thresholds
             side = "above" if th.enter_above is not None and fault_median > th.exit_above else "below"
-            return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
+            if _beyond(th, side, vals[ok]):
+                return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
         return Finding(r.id, PASS, value, limits, win[0], win[1] - 1, unit)
 
     def _judge_value(self, r: Rule, v: float, windows, view: str) -> Finding:

@@ -159,6 +159,19 @@ def test_an_override_moves_the_verdict_never_the_value():
     assert a.value == pytest.approx(-29.0, abs=0.5) and a.reason == b.reason == "below"
 
 
+def test_a_shot_is_faulted_only_where_the_value_it_shows_is_beyond_the_limit():
+    """The elbow 21° high for 10 of the hold's 51 frames, then 16.5° (inside the 15° exit, short of the 18° entry):
+    the hysteresis keeps the fault span open to the release, but the archer was beyond the limit for a fifth of
+    the hold, so the shot passes, and its value (16.5°) says so. Beyond it for two fifths, the shot is faulted."""
+    track = [16.5] * 101
+    track[30:40] = [21.0] * 10
+    brief = _judge_track(_rule(), track)
+    assert brief.verdict == PASS and brief.value == pytest.approx(16.5, abs=0.3), brief
+    track[30:50] = [21.0] * 20
+    held = _judge_track(_rule(), track)
+    assert held.verdict == FAULT and held.reason == "above" and held.value > 18, held
+
+
 @dataclass
 class _RangedShot(_Shot):
     """A shot whose span reached the hold's at frame 10 of the draw, the arms at rest only at the anchor (30)."""
