@@ -86,35 +86,8 @@ def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidenc
     return [m for m in PHASE_MARK_NAMES if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
 
 
-# The signals that may agree on a release (ShotResult.release_evidence; coach/phases/release.py)
-RELEASE_SIGNALS = ("draw_hand", "draw_elbow", "bow_arm", "span", "sound")
-# "draw hand 拉弦手": the terminal's and the reports' names, English then Chinese, from the wording table.
-_EVIDENCE_NAMES = {e: f"{MACHINE_TEXT['ev_' + e][1]} {MACHINE_TEXT['ev_' + e][0]}" for e in RELEASE_SIGNALS}
+# "draw start 開弓起點": the terminal's and the reports' names of the marks, from the wording table.
 _MARK_NAMES = {m: f"{MACHINE_TEXT['mark_' + m][1]} {MACHINE_TEXT['mark_' + m][0]}" for m in PHASE_MARK_NAMES}
-
-
-def certainty_remarks(
-    release_confidence: float | None,
-    evidence: list[str] | None,
-    marks_confidence: dict[str, float] | None,
-    anchor_range: tuple[int | None, int | None] = (None, None),
-) -> str:
-    """How sure the shot's phases are, one wording (English and Chinese) for the terminal and the reports:
-    "release confidence 撒放把握 0.86 (draw hand 拉弦手, span 兩手距)", "; uncertain: draw start 開弓起點 …"
-    where a mark is, whose rules are then not judged, and "; full draw reached between frames 348 and 365 …"
-    where the anchor is a range (`anchor_range`: ShotResult.anchor_from_frame and anchor_frame)."""
-    out = ""
-    if release_confidence is not None:
-        signals = ", ".join(_EVIDENCE_NAMES.get(e, e) for e in evidence or [])
-        out = f"release confidence 撒放把握 {release_confidence:.2f}" + (f" ({signals})" if signals else "")
-    unsure = uncertain_marks(marks_confidence, release_confidence)
-    if unsure:
-        marks = ", ".join(_MARK_NAMES[m] for m in unsure)
-        out += f"; uncertain: {marks} — rules resting on it not judged 不確定，相關規則不判斷"
-    a, b = anchor_range
-    if a is not None and b is not None and a < b:
-        out += f"; full draw reached between frames {a} and {b} 於第 {a}–{b} 幀之間滿弓"
-    return out
 
 
 # What a coach did to a shot (ShotResult.corrected["action"]), for the terminal and the reports.

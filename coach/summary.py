@@ -12,13 +12,12 @@ from .results import (
     PASS,
     Finding,
     SessionReport,
-    certainty_remarks,
     correction_remarks,
     release_remarks,
 )
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
-from .wording.machine import note_both, reason_both
+from .wording.machine import certainty_both, note_both, reason_both
 from .wording.text import MACHINE_TEXT
 
 MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
@@ -110,10 +109,7 @@ def format_report(report: SessionReport, pack: RulePack) -> str:
                 + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
                 + status
             )
-            sure = certainty_remarks(
-                s.release_confidence, s.release_evidence, s.marks_confidence, (s.anchor_from_frame, s.anchor_frame)
-            )
-            lines.append("  " + sure)
+            lines.append("  " + certainty_both(shot_doc))
         if s.corrected:
             lines.append("  " + correction_remarks(s.corrected))
         if shot_focus := session_focus({"shots": [shot_doc]}, pack, limit=1):

@@ -180,9 +180,7 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
     still += min(P.set_motion_tol_sw_s, max(P.set_motion_tol_min_sw_s, P.set_motion_tol_frac * peak))
     s_hold = float(np.median(late))
     extent = s_hold - s.set_span if not math.isnan(s.set_span) else 0.0
-    # MediaPipe's span wanders in a steady hold (a bow wrist creeping 0.1 U): no tighter than that.
-    wander = float(np.percentile(late, 75) - np.percentile(late, 25))
-    span_tol = max(P.anchor_span_tol_frac * abs(extent), P.anchor_span_wander_factor * wander)
+    span_tol = _span_tol(late, extent)
     at_span: int | None = None
     for k in range(det, hi + 1):
         # The span comes to the hold's from either side: it grows in a draw seen face-on, and shrinks while
@@ -215,16 +213,21 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
     return P.anchor_span_conf
 
 
+def _span_tol(hold: list[float], extent: float) -> float:
+    """How near the hold's span (`hold`: its spans, none NaN) full draw is: P.anchor_span_tol_frac of the
+    draw's extent, or P.anchor_span_wander_factor times the hold's interquartile range if more (MediaPipe's
+    span wanders in a steady hold, a bow wrist creeping 0.1 U: no tighter than that)."""
+    wander = float(np.percentile(hold, 75) - np.percentile(hold, 25))
+    return max(P.anchor_span_tol_frac * abs(extent), P.anchor_span_wander_factor * wander)
+
+
 def _span_arrival(before: list[float], hold: list[float], extent: float) -> int:
-    """The first position in `before` (the draw's end, up to the anchor) whose span is within the hold's own
-    tolerance (P.anchor_span_tol_frac of the draw's extent, or P.anchor_span_wander_factor times the
-    interquartile range) of the hold's median, `hold` being the spans from the anchor on: the earliest the draw
-    may have ended. The hold is measured from the anchor, not from where the draw first slowed, so a draw that
-    creeps on to the anchor does not widen it."""
+    """The first position in `before` (the draw's end, up to the anchor) whose span is within `_span_tol` of
+    the median of `hold`, the spans from the anchor on: the earliest the draw may have ended. The hold is
+    measured from the anchor, not from where the draw first slowed, so a draw that creeps on to the anchor
+    does not widen it."""
     seen = [sp for sp in hold if not math.isnan(sp)]
     if not seen:
         return len(before) - 1
-    wander = float(np.percentile(seen, 75) - np.percentile(seen, 25))
-    tol = max(P.anchor_span_tol_frac * abs(extent), P.anchor_span_wander_factor * wander)
-    mid = float(np.median(seen))
+    tol, mid = _span_tol(seen, extent), float(np.median(seen))
     return next((j for j, sp in enumerate(before) if abs(sp - mid) <= tol), len(before) - 1)

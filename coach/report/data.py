@@ -20,10 +20,11 @@ from ..errors import CoachError
 from ..headline import Focus, hint_mark, pack_headline
 from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
-from ..results import certainty_remarks, correction_remarks, release_remarks
+from ..results import correction_remarks, release_remarks
 from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendRow
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
+from ..wording.machine import certainty_both
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–", "dismissed": "×"}
 VERDICT_LABEL = {
@@ -321,14 +322,9 @@ PHASE_LABELS = (
 
 def release_text(shot: dict) -> str:
     """How a stored shot's release was timed and how sure its phases are (`coach.results.release_remarks`,
-    `certainty_remarks`), from its JSON."""
+    `wording.machine.certainty_both`), from its JSON."""
     timed = release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
-    sure = certainty_remarks(
-        shot.get("release_confidence"),
-        shot.get("release_evidence"),
-        shot.get("marks_confidence"),
-        (shot.get("anchor_from_frame"), shot.get("anchor_frame")),
-    )
+    sure = certainty_both(shot)
     return timed + (f"; {sure}" if sure else "")
 
 

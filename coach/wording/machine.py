@@ -113,8 +113,7 @@ def reason_text(reason: str | None, lang: str) -> str:
 
 def certainty_text(shot: dict, lang: str) -> list[str]:
     """How sure a stored shot's phases are (its JSON: release confidence and the signals that agreed, the marks
-    it is unsure of, the anchor's range), a line each in `lang`; `coach.results.certainty_remarks` in one
-    language."""
+    it is unsure of, the anchor's range), a line each in `lang` (the review page's shot tab)."""
     sep = "、" if lang == "zh" else ", "
     out = []
     conf = shot.get("release_confidence")
@@ -129,6 +128,12 @@ def certainty_text(shot: dict, lang: str) -> list[str]:
     if a is not None and b is not None and a < b:
         out.append(t("sure_anchor_range", lang, a=a, b=b))
     return out
+
+
+def certainty_both(shot: dict, first: str = "en") -> str:
+    """`certainty_text` on one line in both languages, `first` first (the terminal, the reports)."""
+    other = "zh" if first == "en" else "en"
+    return "; ".join(f"{a} · {b}" for a, b in zip(certainty_text(shot, first), certainty_text(shot, other)))
 
 
 def _word(key: str, fallback: str, lang: str) -> str:

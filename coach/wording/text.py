@@ -29,7 +29,7 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "mark_draw_start": ("開弓起點", "draw start"),
     "mark_anchor": ("靠位", "anchor"),
     "mark_release": ("撒放", "release"),
-    # how sure a shot's phases are (coach/results.py certainty_remarks; the review page's shot tab)
+    # how sure a shot's phases are (machine.certainty_text: the review page's shot tab, the terminal, the reports)
     "ev_draw_hand": ("拉弦手", "draw hand"),
     "ev_draw_elbow": ("拉弦肘", "draw elbow"),
     "ev_bow_arm": ("弓臂", "bow arm"),

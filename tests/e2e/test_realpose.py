@@ -92,7 +92,7 @@ def test_uncertain_phases_are_said_in_the_terminal_and_the_json() -> None:
     tempo = next(f for f in shot["findings"] if f["rule"] == "draw_tempo")
     assert tempo["verdict"] == "not_assessable" and tempo["reason"] == "phase uncertain: draw start"
     text = format_report(report, load_pack())
-    assert "uncertain: draw start" in text and "release confidence" in text
+    assert "Uncertain: draw start" in text and "Release confidence" in text and "不確定：開弓起點" in text
 
 
 # Filmed with the arrow pointing into the depth (labels: "front-oblique, camera somewhat down-range"; "bow

@@ -122,7 +122,7 @@ def test_a_rejudged_shot_keeps_its_anchors_range_while_the_anchor_stays() -> Non
     s = report.shots[1]
     hold = next(f for f in s.findings if f.rule == "stillness_hold_time")
     assert s.anchor_from_frame is not None and hold.reason == "phase uncertain: anchor", (s.anchor_from_frame, hold)
-    said = f"full draw reached between frames {s.anchor_from_frame} and {s.anchor_frame} 於第"
+    said = f"Full draw reached between frames {s.anchor_from_frame} and {s.anchor_frame} · 於第"
     assert said in format_report(report, load_pack())  # the terminal says why the hold time is not judged
     conf = {"marks_confidence": s.marks_confidence, "release_confidence": s.release_confidence, "like": s}
     same = Marks(s.raise_start_frame, s.draw_start_frame, s.anchor_frame, s.release_frame, s.end_frame)
