@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .phases.shot import PHASE_MARKS
 from .wording.text import MACHINE_TEXT
 
 if TYPE_CHECKING:
@@ -55,23 +56,33 @@ class Finding:
         }
 
 
-# How a release was timed, where not by the pose alone (ShotPhases.release_source).
-_TIMED_BY = {
-    "sound+pose": ", timed by sound",
-    "sound": ", heard, not seen: timed by the string's sound alone 只聞弦聲，未見撒放",
-}
+# How a release was timed, where not by the pose alone (ShotPhases.release_source): its wording's key.
+_TIMED_BY = {"sound+pose": "rel_by_sound", "sound": "rel_heard_only"}
 
 
-def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed: bool | None) -> str:
-    """What the report says of how a shot's release was timed, after its frame: ", timed by sound; arrow
+def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed: bool | None, lang: str = "en") -> str:
+    """What the report says of how a shot's release was timed, after its frame, in `lang`: ", timed by sound; arrow
     heard hitting 0.80 s later", or, where only the pose timed it and the hand stayed at the anchor, that
     the release may have come earlier, unseen. Empty for a release the pose saw."""
-    out = _TIMED_BY.get(source or "", "")
+    comma, semicolon = ("，", "；") if lang == "zh" else (", ", "; ")
+    out = comma + _say(_TIMED_BY[source], lang) if source in _TIMED_BY else ""
     if flight_time_s is not None:
-        out += f"; arrow heard hitting {flight_time_s:.2f} s later"
+        out += semicolon + _say("rel_flight", lang, t=f"{flight_time_s:.2f}")
     if hand_stayed and source not in _TIMED_BY:
-        out += "; the hand stayed at the anchor, so the release may have come earlier, unseen"
+        out += semicolon + _say("rel_hand_stayed", lang)
     return out
+
+
+def release_remarks_both(source: str | None, flight_time_s: float | None, hand_stayed: bool | None) -> str:
+    """`release_remarks` in English, then in Chinese (the reports' release line): ", timed by sound · 以弦聲定時"."""
+    en = release_remarks(source, flight_time_s, hand_stayed, "en")
+    zh = release_remarks(source, flight_time_s, hand_stayed, "zh")
+    return f"{en} · {zh[1:]}" if en else ""  # the Chinese without its leading "，" or "；": the English's follows
+
+
+def _say(key: str, lang: str, **fmt) -> str:
+    zh, en = MACHINE_TEXT[key]
+    return (en if lang == "en" else zh).format(**fmt)
 
 
 MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.py says why each is)
@@ -84,6 +95,21 @@ def uncertain_marks(marks_confidence: dict[str, float] | None, release_confidenc
     them unjudged, the reports name them."""
     conf = {**(marks_confidence or {}), "release": 1.0 if release_confidence is None else release_confidence}
     return [m for m in PHASE_MARK_NAMES if conf.get(m, 1.0) < MIN_MARK_CONFIDENCE]
+
+
+UNSURE_TIME_MARK = "?"  # after a phase time measured from an uncertain mark: the terminal summary, the reports
+UNSURE_TIME_NOTE = " · ".join(reversed(MACHINE_TEXT["unsure_time"]))  # what the mark means: "?: … · ?：…"
+# The phase times a shot shows, in the order they come, each by its "<phase>_s" in ShotResult.times_s.
+SHOWN_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
+
+
+def unsure_times(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> set[str]:
+    """The phases ("draw", "hold", …: times_s's "<phase>_s") whose time starts or ends at an uncertain mark, by
+    the marks each phase's window rests on (`PHASE_MARKS`, as `analyzer.phase_times` measures them). A time
+    resting on uncertain marks alone is not measured at all; one with a sure end still is, and is marked so that
+    it is not read as sure."""
+    unsure = set(uncertain_marks(marks_confidence, release_confidence))
+    return {phase for phase, marks in PHASE_MARKS.items() if unsure & set(marks)}
 
 
 # "draw start 開弓起點": the terminal's and the reports' names of the marks, from the wording table.

@@ -1,7 +1,13 @@
 """The terminal summary of a session: per shot the phase timings and each rule's verdict, and for every
-fault the classical line and the correction cue."""
+fault the classical line and the correction cue.
+
+Every line is in English and Chinese, worded from `coach/wording/text.py`: a label reads "English 中文" ("phases
+階段:", "✗ fault 病"), a sentence in one language then the other ("release at frame 184 · 第 184 幀撒放"), as the
+certainty line (`certainty_both`) does."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from posture_rules.pack import RulePack
 
@@ -10,18 +16,57 @@ from .results import (
     FAULT,
     NOT_ASSESSABLE,
     PASS,
+    SHOWN_PHASES,
+    UNSURE_TIME_MARK,
+    UNSURE_TIME_NOTE,
     Finding,
     SessionReport,
+    ShotResult,
     correction_remarks,
     release_remarks,
+    unsure_times,
 )
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
-from .wording.machine import certainty_both, note_both, reason_both
-from .wording.text import MACHINE_TEXT
+from .wording.machine import certainty_both, note_both, reason_both, view_name
+from .wording.text import MACHINE_TEXT, t
 
-MARK = {FAULT: "✗ fault", PASS: "✓ pass", NOT_ASSESSABLE: "– n/a"}
-LOW_CONFIDENCE_NOTE = MACHINE_TEXT["hint_note"][1]
+
+def label(key: str, **fmt) -> str:
+    """A label in English, then in Chinese: "phases 階段"."""
+    return f"{t(key, 'en', **fmt)} {t(key, 'zh', **fmt)}"
+
+
+def both(line: Callable[[str], str]) -> str:
+    """A line worded in English (`line("en")`), then in Chinese; once where both read the same."""
+    en, zh = line("en"), line("zh")
+    return en if en == zh else f"{en} · {zh}"
+
+
+def _say(key: str, lang: str, fallback: str) -> str:
+    """`key` worded in `lang`; `fallback` (the stored word, as written) where the table has no such key."""
+    return t(key, lang) if key in MACHINE_TEXT else fallback
+
+
+MARK = {
+    FAULT: "✗ " + label("v_fault"),
+    PASS: "✓ " + label("v_pass"),
+    NOT_ASSESSABLE: "– " + label("v_not_assessable"),
+}
+MARK_WIDTH = max(display_width(m) for m in MARK.values())
+LOW_CONFIDENCE_NOTE = both(lambda lang: t("hint_note", lang))
+
+# The session's consistency measures as shown: a standard deviation follows its mean and is named "SD" alone.
+MEASURES = (
+    ("cm_draw_length_cv", "draw_length_cv", "{:.1%}"),
+    ("cm_anchor_spread", "anchor_spread", "{:.3f} SW"),
+    ("cm_draw_time_mean", "draw_time_mean", "{:.2f} s"),
+    ("cm_sd", "draw_time_sd", "{:.2f} s"),
+    ("cm_hold_time_mean", "hold_time_mean", "{:.2f} s"),
+    ("cm_sd", "hold_time_sd", "{:.2f} s"),
+    ("cm_release_interval_mean", "release_interval_mean", "{:.1f} s"),
+    ("cm_release_interval_cv", "release_interval_cv", "{:.1%}"),
+)
 
 
 def _fmt(v: float | None, unit: str = "") -> str:
@@ -45,16 +90,17 @@ def finding_line(f: Finding, pack: RulePack, fps: float) -> list[str]:
     if f.verdict == FAULT:
         name += hint_mark(pack, f.rule)  # an interpretive or low-confidence rule: a hint, not a verdict
     # padded by display width: a Chinese character takes two columns
-    w = name_width(pack)
-    line = f"    {MARK[f.verdict]:8} {ljust(name, w)} value {rjust(value_text(f.value, f.unit, f.threshold), 9)}  ok if {_limits(f)}"
-    out = [line]
+    head = f"    {ljust(MARK[f.verdict], MARK_WIDTH)} {ljust(name, name_width(pack))}"
+    if f.verdict == NOT_ASSESSABLE and f.reason:
+        return [f"{head} ({reason_both(f.reason)})"]
+    value = rjust(value_text(f.value, f.unit, f.threshold), 9)
+    out = [f"{head} {label('col_value')} {value}  {label('col_limits')} {_limits(f)}"]
     if f.verdict == FAULT and rule:
         if f.start_frame is not None:
-            out[0] += f"  frames {f.start_frame}–{f.end_frame} ({f.start_frame / fps:.2f}–{f.end_frame / fps:.2f} s)"
+            a, b = f.start_frame, f.end_frame
+            out[0] += f"  {label('col_frames')} {a}–{b} ({a / fps:.2f}–{b / fps:.2f} s)"
         out.append(f"             {rule.section}：{rule.quote}")
         out.append(f"             → {rule.cue_zh} / {rule.cue_en}")
-    elif f.verdict == NOT_ASSESSABLE and f.reason:
-        out[0] = f"    {MARK[f.verdict]:8} {ljust(name, w)} ({reason_both(f.reason)})"
     return out
 
 
@@ -71,7 +117,7 @@ def focus_text(focus: list[Focus], pack: RulePack, of_shots: int) -> list[str]:
     for f in focus:
         r = pack.by_id.get(f.rule)
         name = focus_name(f, pack)
-        where = "the whole session 全場" if f.session_level else f"{len(f.shots)} of {of_shots} shots 箭"
+        where = label("focus_session") if f.session_level else label("focus_shots", k=len(f.shots), n=of_shots)
         cue = f" → {r.cue_zh} / {r.cue_en}" if r else ""
         out.append(f"{name} ({SEVERITY_TEXT.get(f.severity, f.severity)}; {where}){cue}")
     return out
@@ -83,79 +129,107 @@ def session_focus(doc: dict, pack: RulePack, limit: int = 2) -> list[Focus]:
     return pack_headline(doc["shots"], consistency, pack, limit=limit)
 
 
+def header_lines(report: SessionReport) -> list[str]:
+    """The video (frames, size, who was seen), the archer, the view and the rules."""
+    r = report
+
+    def video(lang: str) -> str:
+        fps = f"{r.fps:.2f}"
+        return t("sum_video", lang, n=r.frame_count, fps=fps, w=r.width, h=r.height, person=r.frames_with_person)
+
+    def archer(lang: str) -> str:
+        return t(
+            "sum_archer",
+            lang,
+            hand=_say(f"hand_{r.handedness}", lang, f"{r.handedness}-handed"),
+            source=_say(f"hand_from_{r.handedness_source}", lang, r.handedness_source),
+            view=view_name(r.view, lang),
+            conf=f"{r.view_confidence:.2f}",
+            pack=f"{r.rule_pack['id']} {r.rule_pack['version']}",
+        )
+
+    return [r.source, "  " + both(video), "  " + both(archer)]
+
+
+def shot_heading(s: ShotResult) -> str:
+    """ "Shot 1 第1箭: release at frame 184 (6.13 s) · 第 184 幀撒放（6.13 秒）", with how the release was timed
+    in each language, and whether the shot is incomplete."""
+
+    def when(lang: str) -> str:
+        if s.release_frame is None:  # never "release at frame None"
+            return t("sum_release_not_seen", lang)
+        at = s.times_s.get("release_at")
+        head = (
+            t("sum_release_at", lang, frame=s.release_frame)
+            if at is None
+            else t("sum_release_at_s", lang, frame=s.release_frame, t=f"{at:.2f}")
+        )
+        return head + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed, lang)
+
+    status = "" if s.complete else f"  ({both(lambda lang: t('sum_incomplete', lang))})"
+    return f"{label('sum_shot', n=s.index + 1)}: {both(when)}{status}"
+
+
+def marked_times(s: ShotResult) -> set[str]:
+    """The phases whose shown time is measured from an uncertain mark (a time not measured, "—", is not marked)."""
+    return {p for p in unsure_times(s.marks_confidence, s.release_confidence) if s.times_s.get(f"{p}_s") is not None}
+
+
+def phases_line(s: ShotResult) -> str:
+    """ "phases 階段: raise 舉弓 0.80 s, draw 開弓 1.90 s?, …": a time measured from an uncertain mark is marked
+    "?" (UNSURE_TIME_NOTE says so), for a time on a guessed mark would read as sure as any other."""
+    marked = marked_times(s)
+    times = [
+        f"{label('phase_' + p)} {_fmt(s.times_s.get(f'{p}_s'), ' s')}{UNSURE_TIME_MARK if p in marked else ''}"
+        for p in SHOWN_PHASES
+    ]
+    return f"  {label('sum_phases')}: " + ", ".join(times)
+
+
+def shot_lines(s: ShotResult, shot_doc: dict, pack: RulePack, fps: float) -> list[str]:
+    lines = ["", shot_heading(s)]
+    if s.release_frame is not None:
+        lines.append("  " + certainty_both(shot_doc))
+    if s.corrected:
+        lines.append("  " + correction_remarks(s.corrected))
+    if shot_focus := session_focus({"shots": [shot_doc]}, pack, limit=1):
+        lines.append(f"  {label('sum_work_on')}: {focus_name(shot_focus[0], pack)}")
+    lines.append(phases_line(s))
+    for f in s.findings:
+        lines += finding_line(f, pack, fps)
+    return lines
+
+
+def consistency_lines(report: SessionReport, pack: RulePack) -> list[str]:
+    if not report.consistency:
+        return []
+    lines = ["", f"{label('sum_consistency')}:"]
+    m = report.consistency_measures
+    shown = [(key, m.get(name), fmt) for key, name, fmt in MEASURES]
+    vals = [f"{label(key)} {fmt.format(v)}" for key, v, fmt in shown if v is not None and v == v]  # not NaN
+    if vals:
+        lines.append("  " + "; ".join(vals))
+    for f in report.consistency:
+        lines += finding_line(f, pack, report.fps)
+    return lines
+
+
 def format_report(report: SessionReport, pack: RulePack) -> str:
     doc = report.to_json()
-    lines = [
-        f"{report.source}",
-        f"  {report.frame_count} frames at {report.fps:.2f} fps, {report.width}×{report.height}; "
-        f"person in {report.frames_with_person} frames",
-        f"  archer: {report.handedness}-handed ({report.handedness_source}); view: {report.view} "
-        f"(confidence {report.view_confidence:.2f}); rules: {report.rule_pack['id']} {report.rule_pack['version']}",
-    ]
-    lines += [f"  note: {note_both(n)}" for n in report.notes]
+    lines = header_lines(report)
+    lines += [f"  {label('sum_note')}: {note_both(n)}" for n in report.notes]
     focus = focus_text(session_focus(doc, pack), pack, len(report.shots))
     if focus:
-        lines += ["", "Work on first 先練:"] + [f"  {k + 1}. {line}" for k, line in enumerate(focus)]
+        lines += ["", f"{label('sum_work_on_first')}:"] + [f"  {k + 1}. {line}" for k, line in enumerate(focus)]
     for s, shot_doc in zip(report.shots, doc["shots"]):
-        t = s.times_s
-        lines.append("")
-        status = "" if s.complete else "  (incomplete: release not seen)"
-        if s.release_frame is None:  # never "release at frame None"
-            lines.append(f"Shot {s.index + 1}: release not seen" + status)
-        else:
-            lines.append(
-                f"Shot {s.index + 1}: release at frame {s.release_frame}"
-                + (f" ({t.get('release_at'):.2f} s)" if t.get("release_at") is not None else "")
-                + release_remarks(s.release_source, s.flight_time_s, s.hand_stayed)
-                + status
-            )
-            lines.append("  " + certainty_both(shot_doc))
-        if s.corrected:
-            lines.append("  " + correction_remarks(s.corrected))
-        if shot_focus := session_focus({"shots": [shot_doc]}, pack, limit=1):
-            lines.append(f"  work on 先練: {focus_name(shot_focus[0], pack)}")
-        lines.append(
-            "  phases: "
-            + ", ".join(
-                f"{label} {_fmt(t.get(key), ' s')}"
-                for label, key in (
-                    ("raise", "raise_s"),
-                    ("draw", "draw_s"),
-                    ("full draw", "full_draw_s"),
-                    ("hold", "hold_s"),
-                    ("follow-through", "follow_through_s"),
-                )
-            )
-        )
-        for f in s.findings:
-            lines += finding_line(f, pack, report.fps)
-    if report.consistency:
-        lines.append("")
-        lines.append("Session consistency:")
-        m = report.consistency_measures
-        shown = [
-            (label, m.get(key), fmt)
-            for label, key, fmt in (
-                ("draw length CV", "draw_length_cv", "{:.1%}"),
-                ("anchor spread", "anchor_spread", "{:.3f} SW"),
-                ("draw time mean", "draw_time_mean", "{:.2f} s"),
-                ("SD", "draw_time_sd", "{:.2f} s"),
-                ("hold time mean", "hold_time_mean", "{:.2f} s"),
-                ("SD", "hold_time_sd", "{:.2f} s"),
-                ("release interval mean", "release_interval_mean", "{:.1f} s"),
-                ("release interval CV", "release_interval_cv", "{:.1%}"),
-            )
-        ]
-        vals = [f"{label} {fmt.format(v)}" for label, v, fmt in shown if v is not None and v == v]
-        if vals:
-            lines.append("  " + "; ".join(vals))
-        for f in report.consistency:
-            lines += finding_line(f, pack, report.fps)
-    if not report.shots:
-        lines.append("")
-        lines.append("No shots found.")
+        lines += shot_lines(s, shot_doc, pack, report.fps)
+    lines += consistency_lines(report, pack)
+    if not report.shots and "no shots found" not in report.notes:  # not twice: the notes above said it
+        lines += ["", both(lambda lang: t("note_no_shots", lang))]
+    legends = []
     faults = [f for s in report.shots for f in s.findings] + list(report.consistency)
     if any_hint(pack, (f.rule for f in faults if f.verdict == FAULT)):
-        lines.append("")
-        lines.append(LOW_CONFIDENCE_NOTE)
-    return "\n".join(lines)
+        legends.append(LOW_CONFIDENCE_NOTE)
+    if any(marked_times(s) for s in report.shots):
+        legends.append(UNSURE_TIME_NOTE)
+    return "\n".join(lines + ([""] + legends if legends else []))

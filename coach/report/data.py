@@ -20,11 +20,19 @@ from ..errors import CoachError
 from ..headline import Focus, hint_mark, pack_headline
 from ..metrics import METRICS
 from ..overlay import Overlay, PoseView
-from ..results import correction_remarks, release_remarks
+from ..results import (  # noqa: F401  (UNSURE_TIME_NOTE re-exported for the writers)
+    SHOWN_PHASES,
+    UNSURE_TIME_MARK,
+    UNSURE_TIME_NOTE,
+    correction_remarks,
+    release_remarks_both,
+    unsure_times,
+)
 from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendRow
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
 from ..wording.machine import certainty_both
+from ..wording.text import MACHINE_TEXT
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–", "dismissed": "×"}
 VERDICT_LABEL = {
@@ -311,19 +319,10 @@ def value_text(v, unit: str = "", threshold: dict | None = None) -> str:
     return fmt_value(v, unit, threshold)
 
 
-PHASE_LABELS = (
-    ("raise 舉", "raise_s"),
-    ("draw 引", "draw_s"),
-    ("full draw 滿", "full_draw_s"),
-    ("hold 審", "hold_s"),
-    ("follow-through 收", "follow_through_s"),
-)
-
-
 def release_text(shot: dict) -> str:
-    """How a stored shot's release was timed and how sure its phases are (`coach.results.release_remarks`,
+    """How a stored shot's release was timed and how sure its phases are (`coach.results.release_remarks_both`,
     `wording.machine.certainty_both`), from its JSON."""
-    timed = release_remarks(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
+    timed = release_remarks_both(shot.get("release_source"), shot.get("flight_time_s"), shot.get("hand_stayed"))
     sure = certainty_both(shot)
     return timed + (f"; {sure}" if sure else "")
 
@@ -333,9 +332,26 @@ def corrected_text(shot: dict) -> str:
     return correction_remarks(shot.get("corrected"))
 
 
-def phase_times_text(times: dict) -> str:
-    """A shot's phase durations on one line, e.g. "raise 舉 0.47 s · draw 引 2.13 s · …"."""
-    return " · ".join(f"{label} {value_text(times.get(k), 's')}" for label, k in PHASE_LABELS)
+def unsure_phase_times(shot: dict) -> set[str]:
+    """The phases whose stored time is measured from an uncertain mark (`coach.results.unsure_times`)."""
+    times = shot.get("phase_times_s") or {}
+    unsure = unsure_times(shot.get("marks_confidence"), shot.get("release_confidence"))
+    return {p for p in unsure if times.get(f"{p}_s") is not None}
+
+
+def phase_times_text(shot: dict) -> str:
+    """A stored shot's phase durations on one line, e.g. "raise 舉弓 0.47 s · draw 開弓 2.13 s? · …", a time
+    measured from an uncertain mark marked "?" as the terminal marks it (UNSURE_TIME_NOTE says what it means)."""
+    times, marked = shot.get("phase_times_s") or {}, unsure_phase_times(shot)
+    return " · ".join(
+        f"{_phase_name(p)} {value_text(times.get(f'{p}_s'), 's')}{UNSURE_TIME_MARK if p in marked else ''}"
+        for p in SHOWN_PHASES
+    )
+
+
+def _phase_name(phase: str) -> str:
+    zh, en = MACHINE_TEXT[f"phase_{phase}"]
+    return f"{en} {zh}"
 
 
 def local_time(iso: str | None) -> str:

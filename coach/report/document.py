@@ -14,6 +14,7 @@ from ..headline import any_hint
 from ..wording.machine import note_text, reason_both
 from ..wording.text import MACHINE_TEXT
 from .data import (
+    UNSURE_TIME_NOTE,
     VERDICT_LABEL,
     VERDICT_MARK,
     Chart,
@@ -24,6 +25,7 @@ from .data import (
     local_time,
     phase_times_text,
     release_text,
+    unsure_phase_times,
     value_text,
     video_name,
 )
@@ -191,7 +193,9 @@ def _shot(d: ReportData, x) -> Section:
         blocks.append(Para("incomplete shot: the release was not seen", "warn"))
     if x.data.get("corrected"):
         blocks.append(Para(corrected_text(x.data), "coach"))
-    blocks.append(Para(phase_times_text(x.data.get("phase_times_s") or {})))
+    blocks.append(Para(phase_times_text(x.data)))
+    if unsure_phase_times(x.data):
+        blocks.append(Para(UNSURE_TIME_NOTE, "note"))
     if x.data.get("release_frame") is not None:
         blocks.append(Para(f"release 發 at frame {x.data['release_frame']}{release_text(x.data)}"))
     if x.key_frames:

@@ -39,6 +39,67 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "sure_release_seen": ("撒放把握 {conf}（{signals}）", "Release confidence {conf} ({signals})"),
     "sure_uncertain": ("不確定：{marks}，相關規則不判斷", "Uncertain: {marks}; the rules resting on it are not judged"),
     "sure_anchor_range": ("於第 {a}–{b} 幀之間滿弓", "Full draw reached between frames {a} and {b}"),
+    # how a release was timed, where not by the pose alone (coach/results.py release_remarks)
+    "rel_by_sound": ("以弦聲定時", "timed by sound"),
+    "rel_heard_only": ("只聞弦聲，未見撒放：只以弦聲定時", "heard, not seen: timed by the string's sound alone"),
+    "rel_flight": ("{t} 秒後聽到箭中靶", "arrow heard hitting {t} s later"),
+    "rel_hand_stayed": (
+        "後手停在靠位，撒放可能更早而沒看到",
+        "the hand stayed at the anchor, so the release may have come earlier, unseen",
+    ),
+    # a shot's phases (the dashboard's timeline, the terminal summary, the reports) and a time measured from an
+    # uncertain mark (coach/results.py unsure_times)
+    "phase_raise": ("舉弓", "raise"),
+    "phase_draw": ("開弓", "draw"),
+    "phase_full_draw": ("滿弓", "full draw"),
+    "phase_hold": ("審固", "hold"),
+    "phase_follow_through": ("收勢", "follow-through"),
+    "unsure_time": ("?：這段時間量自不確定的階段時點", "?: a time measured from an uncertain phase mark"),
+    # verdicts and their columns (the dashboard's tables, the terminal summary's verdict lines)
+    "v_fault": ("病", "fault"),
+    "v_pass": ("合", "pass"),
+    "v_not_assessable": ("不可判", "n/a"),
+    "col_value": ("量值", "value"),
+    "col_limits": ("合格範圍", "ok if"),
+    "col_frames": ("幀", "frames"),
+    # where a fault to work on first showed (the dashboard, the terminal summary)
+    "focus_session": ("全場", "the whole session"),
+    "focus_shots": ("{k}／{n} 箭", "{k} of {n} shots"),
+    # the archer (the dashboard's choice, the terminal summary's header)
+    "hand_right": ("右手拉弦", "right-handed"),
+    "hand_left": ("左手拉弦", "left-handed"),
+    "hand_unknown": ("慣用手不明", "handedness unknown"),
+    "hand_from_auto": ("自動偵測", "detected"),
+    "hand_from_profile": ("射手設定", "from the profile"),
+    "hand_from_unknown": ("沒偵測到", "not detected"),
+    "view_unknown": ("不明", "unknown"),
+    # the terminal summary (coach/summary.py format_report): a label reads "English 中文", a line "English · 中文"
+    "sum_video": (
+        "{n} 幀，每秒 {fps} 幀，{w}×{h}；{person} 幀有人",
+        "{n} frames at {fps} fps, {w}×{h}; person in {person} frames",
+    ),
+    "sum_archer": (
+        "射手：{hand}（{source}）；視角：{view}（信心 {conf}）；規則：{pack}",
+        "archer: {hand} ({source}); view: {view} (confidence {conf}); rules: {pack}",
+    ),
+    "sum_note": ("附註", "note"),
+    "sum_work_on_first": ("先練", "Work on first"),
+    "sum_work_on": ("先練", "work on"),
+    "sum_shot": ("第{n}箭", "Shot {n}"),
+    "sum_release_at": ("第 {frame} 幀撒放", "release at frame {frame}"),
+    "sum_release_at_s": ("第 {frame} 幀撒放（{t} 秒）", "release at frame {frame} ({t} s)"),
+    "sum_release_not_seen": ("沒看到撒放", "release not seen"),
+    "sum_incomplete": ("未完成：沒看到撒放", "incomplete: release not seen"),
+    "sum_phases": ("階段", "phases"),
+    "sum_consistency": ("間若一", "Session consistency"),
+    # the session's consistency measures (coach/metrics/session.py), as the terminal summary names them
+    "cm_draw_length_cv": ("引滿長度變異係數", "draw length CV"),
+    "cm_anchor_spread": ("靠位分散", "anchor spread"),
+    "cm_draw_time_mean": ("平均引弓時間", "draw time mean"),
+    "cm_hold_time_mean": ("平均持滿時間", "hold time mean"),
+    "cm_sd": ("標準差", "SD"),
+    "cm_release_interval_mean": ("平均撒放間隔", "release interval mean"),
+    "cm_release_interval_cv": ("撒放間隔變異係數", "release interval CV"),
     # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
     "err_no_file": ("找不到這個檔案", "no such file"),
     "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),

@@ -42,10 +42,10 @@ def test_the_summary_opens_with_the_faults_to_work_on_first(faulty):
     named = [ln.split(". ", 1)[1].split(" ")[0] for ln in section]
     assert set(named) <= faults
     # It comes before the first shot, so it is the first thing read.
-    assert text.index("Work on first") < text.index("Shot 1:")
+    assert text.index("Work on first") < text.index("Shot 1 第1箭:")
     for rid in named:
         rule = PACK.by_id[rid]
-        assert rule.cue_en in text.split("Shot 1:")[0]
+        assert rule.cue_en in text.split("Shot 1 第1箭:")[0]
 
 
 def test_each_shot_with_a_fault_names_one_to_work_on(faulty):
@@ -92,7 +92,7 @@ def test_a_shot_s_hint_to_work_on_is_marked_as_its_verdict_is():
     carries the (?) its verdict line carries."""
     report = analyze_track(load_posetrack(GOLDEN / "fault_release.pose.json.gz"), pack=PACK)
     assert [f.rule for f in report.shots[0].faults] == ["liang_zhai"]
-    block = format_report(report, PACK).split("\nShot 2:")[0].split("\nShot 1:")[1]
+    block = format_report(report, PACK).split("\nShot 2 第2箭:")[0].split("\nShot 1 第1箭:")[1]
     (line,) = [ln for ln in block.splitlines() if ln.strip().startswith("work on 先練:")]
     assert line.strip() == f"work on 先練: liang_zhai {PACK.by_id['liang_zhai'].name_zh} (?)"
 

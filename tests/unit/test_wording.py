@@ -139,7 +139,7 @@ def test_the_terminal_says_why_a_rule_was_not_judged_in_both_languages():
     assert "(phase uncertain (draw start): not judged · 階段不確定（開弓起點），這條規則不判斷)" in text
     assert "not judged from a high view" not in text
     note = next(n for n in report.notes if "no full draw was seen" in n)
-    assert f"note: {note_text(note, 'en')} · {note_text(note, 'zh')}" in text
+    assert f"note 附註: {note_text(note, 'en')} · {note_text(note, 'zh')}" in text
 
 
 def test_a_reason_or_note_the_table_does_not_know_is_shown_once_as_written():

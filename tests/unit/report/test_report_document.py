@@ -12,7 +12,7 @@ import pytest
 
 from coach.cli import main
 from coach.report import gather, render
-from coach.report.document import Table, build, texts
+from coach.report.document import Para, Table, build, texts
 from coach.store import Store
 from tests.support.paths import ROOT
 
@@ -115,3 +115,29 @@ def test_a_hint_is_marked_as_the_terminal_marks_it(tmp_path):
     zh, en = MACHINE_TEXT["hint_note"]
     assert _flat(zh) in page and _flat(en) in page
     assert page.count(_flat(f"{hint} (?)")) >= 2  # the findings table, and the shot's line under "work on first"
+
+
+def test_a_phase_time_on_an_uncertain_mark_is_marked_as_the_terminal_marks_it(tmp_path):
+    """stance_high, filmed from above: each shot's draw start is uncertain. The report marks the draw's time "?"
+    (not the hold's, anchor to release, both sure) and says in both languages what the mark means, in the
+    document and so in the HTML; a shot on sure marks (fault_elbow's) has neither."""
+    from coach.report.data import UNSURE_TIME_NOTE, phase_times_text
+
+    db = tmp_path / "coach.db"
+    for name in ("stance_high", "fault_elbow"):
+        track = GOLDEN / f"{name}.pose.json.gz"
+        assert main(["analyze", "--pose-track", str(track), "--archer", "王五", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        high, sure = gather(store, 1), gather(store, 2)
+    for x in high.shots:
+        times = x.data["phase_times_s"]
+        line = phase_times_text(x.data)
+        assert f"draw 開弓 {times['draw_s']:.2f} s?" in line and f"hold 審固 {times['hold_s']:.2f} s ·" in line
+    assert _paras(build(high)).count(UNSURE_TIME_NOTE) == len(high.shots) == 2  # under each shot's times
+    assert _flat(UNSURE_TIME_NOTE) in _html_text(render(high, "html"))
+    assert not any("?" in phase_times_text(x.data) for x in sure.shots)
+    assert UNSURE_TIME_NOTE not in _paras(build(sure))
+
+
+def _paras(doc) -> list[str]:
+    return [b.text for sec in doc.sections for b in sec.blocks if isinstance(b, Para)]
