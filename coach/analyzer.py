@@ -19,11 +19,11 @@ import numpy as np
 
 from posture_rules.pack import Profile, RulePack, load_pack
 
-from .body_stream import BodyStream
+from .body_stream import VIS_MIN, BodyStream
 from .capture import Frame
 from .engine import RuleEngine
 from .kinematics import Body, classify_view, leg_ratio, torso_ratio
-from .landmarks import SIDES
+from .landmarks import INDEX, SIDES
 from .phases import (
     PHASE_MARKS,
     Heard,
@@ -88,6 +88,15 @@ HAND_MISREAD_NOTE = (
     "shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
     "left): its anchor and release are uncertain, and the rules timed from them were not judged"
 )
+# No shot found, and one hand hidden (under the visibility the analysis keeps) in at least this share of the frames
+# the archer was seen in: from behind, the draw hand is behind the head for the whole shot (real04: 96 %) and no
+# draw can be followed. Said, so that "no shots found" is not read as "the archer did not shoot".
+HIDDEN_HAND_SHARE = 0.5
+HIDDEN_HAND_NOTE = (
+    "the archer's {side} hand was hidden in {pct} % of the frames they were seen in (a view from behind, or the hand "
+    "out of the picture): a shot may have gone unseen; film from the front to have every shot found"
+)
+_WRISTS = (("left", INDEX["left_wrist"]), ("right", INDEX["right_wrist"]))
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
 # (completed shot, frame index -> time in s) -> the shot with its release refined (coach/audio/). The sound's
@@ -131,6 +140,7 @@ class Analyzer:
         self.shots: list[ShotResult] = []
         self.frames_seen = 0
         self.frames_with_person = 0
+        self._hand_hidden = {side: 0 for side, _ in _WRISTS}  # frames with the archer but not this hand
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
         self._shot_notes: list[str] = []  # ALONG_DEPTH_NOTE, FIRST_SEEN_NOTE of the shots they concern
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
@@ -156,6 +166,8 @@ class Analyzer:
         self.frames_seen += 1
         if pf.landmarks is not None:
             self.frames_with_person += 1
+            for side, i in _WRISTS:
+                self._hand_hidden[side] += bool(pf.landmarks[i, 3] < VIS_MIN)
         return [self._analyse(b) for b in self.bodies.push(pf)]
 
     def finish(self) -> SessionReport:
@@ -319,6 +331,12 @@ class Analyzer:
         return phase_times(sp, self._time_of.get)
 
     # ---- report ----------------------------------------------------------------------------------------
+    def _hidden_hand_note(self) -> list[str]:
+        """HIDDEN_HAND_NOTE for the hand hidden most, where that is HIDDEN_HAND_SHARE of the frames or more."""
+        side, hidden = max(self._hand_hidden.items(), key=lambda kv: kv[1])
+        share = hidden / self.frames_with_person
+        return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
+
     def report(self, complete: bool = True) -> SessionReport:
         view = classify_view(self._ratios, self._legs)
         consistency, measures = self.engine.judge_session(self.shots, view.view)
@@ -327,6 +345,7 @@ class Analyzer:
             notes.append("no person found in the video")
         elif not self.shots:
             notes.append("no shots found")
+            notes += self._hidden_hand_note()
         for k, ld in enumerate(self.tracker.let_downs):
             let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             notes.append(self._heard.get(("lost", k)) or let_down)

@@ -50,6 +50,9 @@ _MISREAD = re.compile(
     r"^shot (?P<n>\d+): the pose read the archer's shoulders in the hold at a width the follow-through never shows"
 )  # coach/analyzer.py MISREAD_NOTE
 _HAND_MISREAD = re.compile(r"^shot (?P<n>\d+): the pose misread the draw hand in the hold")  # HAND_MISREAD_NOTE
+_HIDDEN_HAND = re.compile(
+    r"^the archer's (?P<side>left|right) hand was hidden in (?P<pct>\d+) % of the frames"
+)  # coach/analyzer.py HIDDEN_HAND_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -171,6 +174,7 @@ def note_text(note: str, lang: str) -> str:
         (_TRUNCATED, "note_truncated"),
         (_SAMPLED, "note_sampled"),
         (_INCOMPLETE, "note_incomplete"),
+        (_HIDDEN_HAND, "note_hidden_hand"),
         (_LET_DOWN, "note_let_down"),
         (_VIDEO_ENDED, "note_video_ended"),
         (_VIEW_LOST, "note_view_lost"),
@@ -181,7 +185,10 @@ def note_text(note: str, lang: str) -> str:
     ):
         m = pattern.match(note)
         if m:
-            return t(key, lang, **m.groupdict())
+            fmt = m.groupdict()
+            if "side" in fmt:  # the archer's left or right, worded too
+                fmt["side"] = t(f"side_{fmt['side']}", lang)
+            return t(key, lang, **fmt)
     return note
 
 

@@ -176,6 +176,12 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "Shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
         "left): its anchor and release are uncertain, and the rules timed from them were not judged.",
     ),
+    "note_hidden_hand": (
+        "射手的{side}手在看得到人的畫面中有 {pct}% 被遮住（從背後拍攝，或手在畫面外）：可能有射出的箭沒被看到；"
+        "從正面拍攝才能找到每一箭。",
+        "The archer's {side} hand was hidden in {pct} % of the frames they were seen in (a view from behind, or the "
+        "hand out of the picture): a shot may have gone unseen; film from the front to have every shot found.",
+    ),
     "note_incomplete": (
         "分析未完成：停在第 {n} 箭之後。",
         "Incomplete session: the analysis stopped after {n} completed shot(s).",
