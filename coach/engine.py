@@ -45,6 +45,10 @@ SESSION_MEASURES = (
 ANCHOR_TIMED = ("draw_time", "hold_time")
 UNMEASURABLE = "landmarks hidden, out of frame, or foreshortened"
 PHASE_UNCERTAIN = "phase uncertain"
+NOT_MEASURED = "not measurable in this shot"
+# A session measure (a spread, a rhythm) is not measured until enough shots are (metrics/session.py
+# MIN_SPREAD_SHOTS): its rule is then not judged for that reason, not "in this shot".
+TOO_FEW_SHOTS = "too few shots measured to compare"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 
 
@@ -324,7 +328,7 @@ class RuleEngine:
                 return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
         return Finding(r.id, PASS, value, limits, win[0], win[1] - 1, unit)
 
-    def _judge_value(self, r: Rule, v: float, windows, view: str) -> Finding:
+    def _judge_value(self, r: Rule, v: float, windows, view: str, unmeasured: str = NOT_MEASURED) -> Finding:
         limits = r.thresholds.as_fault_limits()
         unit = METRICS[r.metric].unit
         win = self._window(r, windows)
@@ -332,7 +336,7 @@ class RuleEngine:
         if not r.applies_to_view(view):
             return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, f"not judged from a {view} view")
         if v is None or math.isnan(v):
-            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, "not measurable in this shot")
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, unmeasured)
         th = r.thresholds
         if th.enter_above is not None and v > th.enter_above:
             return Finding(r.id, FAULT, v, limits, start, end, unit, "above")
@@ -353,5 +357,5 @@ class RuleEngine:
             v = measures.get(r.metric)
             if v is None:
                 v = measures[r.metric] = float(METRICS[r.metric].fn(per_shot, releases))
-            findings.append(self._judge_value(r, v, {}, view))
+            findings.append(self._judge_value(r, v, {}, view, TOO_FEW_SHOTS))
         return findings, measures

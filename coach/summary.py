@@ -201,7 +201,7 @@ def shot_lines(s: ShotResult, shot_doc: dict, pack: RulePack, fps: float) -> lis
 
 
 def consistency_lines(report: SessionReport, pack: RulePack) -> list[str]:
-    if not report.consistency:
+    if not report.consistency or not report.shots:  # no shot, nothing to compare: not a page of n/a lines
         return []
     lines = ["", f"{label('sum_consistency')}:"]
     m = report.consistency_measures

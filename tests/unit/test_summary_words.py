@@ -6,9 +6,10 @@ import re
 
 import pytest
 
+from coach.engine import RuleEngine
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
-from coach.results import SessionReport, ShotResult
+from coach.results import NOT_ASSESSABLE, SessionReport, ShotResult
 from coach.summary import LOW_CONFIDENCE_NOTE, UNSURE_TIME_NOTE, format_report, phases_line
 from coach.terminal import display_width
 from posture_rules.pack import load_pack
@@ -204,3 +205,21 @@ def test_a_real_shot_with_an_uncertain_draw_start_is_marked_as_its_certainty_lin
             assert f"hold 審固 {shot.times_s['hold_s']:.2f} s," in line
             assert "draw" in _marked(line) and not _marked(line) & {"full draw", "hold", "follow-through"}
         assert text.rstrip().endswith(UNSURE_TIME_NOTE)
+
+
+def test_a_session_rule_with_too_few_shots_says_so_not_in_this_shot(faulty):
+    """A consistency rule with too few shots to compare is not judged "in this shot" (it is not a shot's rule):
+    the reason says there were too few shots, in both languages; with no shot at all the terminal shows no
+    consistency section, rather than a page of n/a lines."""
+    one = SessionReport.from_json(faulty.to_json())
+    one.shots = one.shots[:1]
+    findings, _ = RuleEngine(PACK).judge_session(one.shots, "face-on")
+    assert {f.verdict for f in findings} == {NOT_ASSESSABLE}
+    assert {f.reason for f in findings} == {"too few shots measured to compare"}
+    one.consistency = findings
+    block = format_report(one, PACK).split("Session consistency 間若一:")[1]
+    assert block.count("(too few shots measured to compare · 量到的箭太少，無法比較)") == len(findings)
+    assert "in this shot" not in block
+    none = SessionReport.from_json(faulty.to_json())
+    none.shots, none.consistency = [], RuleEngine(PACK).judge_session([], "face-on")[0]
+    assert "Session consistency" not in format_report(none, PACK)
