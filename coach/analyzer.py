@@ -282,7 +282,7 @@ class Analyzer:
             self._shot_notes.append(HAND_MISREAD_NOTE.format(n=len(self.shots) + 1))
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
-        findings, measures = self.engine.judge_shot(sp, view.view)
+        findings, measures = self.engine.judge_shot(sp, view.view, view.off_view)
         shot = ShotResult.from_phases(
             sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
         )

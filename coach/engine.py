@@ -52,6 +52,11 @@ TOO_FEW_SHOTS = "too few shots measured to compare"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 
 
+def _not_from(view: str) -> str:
+    """Why a rule was not judged from this view (coach/wording/machine.py words it)."""
+    return f"not judged from a {view} view"
+
+
 @dataclass(slots=True)
 class Sample:
     body: Body
@@ -213,8 +218,10 @@ class RuleEngine:
         """The ready pose's baseline of each metric judged relative to it (those without one yet are left out)."""
         return {m: v for m, v in self._baseline_value.items() if not math.isnan(v)}
 
-    def judge_shot(self, shot, view: str) -> tuple[list[Finding], dict[str, float]]:
-        """Findings for every observable rule on a completed shot, and the shot's measures."""
+    def judge_shot(self, shot, view: str, off_view: str | None = None) -> tuple[list[Finding], dict[str, float]]:
+        """Findings for every observable rule on a completed shot, and the shot's measures. `off_view`: why a rule
+        the view does not judge was not judged, where the shot's view says more than its name (ShotView.off_view:
+        seen face-on, but with the arrow into the depth)."""
         first = shot.raise_start_frame if shot.raise_start_frame is not None else shot.anchor_frame
         samples = self.samples_between(max(0, first - 300), shot.end_frame)
         times = {s.body.index: s.body.t_s for s in samples}
@@ -224,7 +231,8 @@ class RuleEngine:
         unsure = set(uncertain_marks(getattr(shot, "marks_confidence", None), getattr(shot, "release_confidence", 1.0)))
         for r in self.frame_rules:
             findings.append(
-                self._unsure(r, windows, unsure, every=True) or self._judge_frame_rule(r, samples, windows, view)
+                self._unsure(r, windows, unsure, every=True)
+                or self._judge_frame_rule(r, samples, windows, view, off_view)
             )
         frames = ShotFrames(
             [s.body for s in samples if s.body.index >= first],
@@ -240,7 +248,9 @@ class RuleEngine:
             v = measures.get(r.metric)
             if v is None:
                 v = measures[r.metric] = float(METRICS[r.metric].fn(frames))
-            found = self._unsure(r, windows, unsure, every=False) or self._judge_value(r, v, windows, view)
+            found = self._unsure(r, windows, unsure, every=False) or self._judge_value(
+                r, v, windows, view, off_view=off_view
+            )
             findings.append(self._over_anchor_range(r, found, frames, getattr(shot, "anchor_from_frame", None), view))
         for m in MEASURE_MARKS:
             if m not in measures:
@@ -284,11 +294,11 @@ class RuleEngine:
             return None
         return min(s[0] for s in spans), max(s[1] for s in spans)
 
-    def _judge_frame_rule(self, r: Rule, samples: list[Sample], windows, view: str) -> Finding:
+    def _judge_frame_rule(self, r: Rule, samples: list[Sample], windows, view: str, off_view: str | None) -> Finding:
         limits = r.thresholds.as_fault_limits()
         unit = METRICS[r.metric].unit
         if not r.applies_to_view(view):
-            return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason=f"not judged from a {view} view")
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason=off_view or _not_from(view))
         win = self._window(r, windows)
         if win is None:
             return Finding(r.id, NOT_ASSESSABLE, None, limits, unit=unit, reason="phase not reached in this shot")
@@ -328,13 +338,15 @@ class RuleEngine:
                 return Finding(r.id, FAULT, value, limits, spans[0][0], spans[-1][1], unit, side)
         return Finding(r.id, PASS, value, limits, win[0], win[1] - 1, unit)
 
-    def _judge_value(self, r: Rule, v: float, windows, view: str, unmeasured: str = NOT_MEASURED) -> Finding:
+    def _judge_value(
+        self, r: Rule, v: float, windows, view: str, unmeasured: str = NOT_MEASURED, off_view: str | None = None
+    ) -> Finding:
         limits = r.thresholds.as_fault_limits()
         unit = METRICS[r.metric].unit
         win = self._window(r, windows)
         start, end = (win[0], win[1] - 1) if win else (None, None)
         if not r.applies_to_view(view):
-            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, f"not judged from a {view} view")
+            return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, off_view or _not_from(view))
         if v is None or math.isnan(v):
             return Finding(r.id, NOT_ASSESSABLE, None, limits, start, end, unit, unmeasured)
         th = r.thresholds

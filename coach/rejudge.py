@@ -36,7 +36,7 @@ from .phases.shot import TimeOf
 from .phases.state import Mark, OpenShot
 from .pose_frame import PoseTrack
 from .results import Finding, ShotResult
-from .shot_view import shot_view
+from .shot_view import ShotView, shot_view
 
 MARKS = ("raise_start", "draw_start", "anchor", "release")  # the marks a coach can move, in phase order
 WARM_S = 3.0  # frames run through the smoother before the first one judged (its shoulder-width window)
@@ -142,10 +142,10 @@ def _engine(st: SessionTrack, bodies: Sequence[Body]) -> RuleEngine:
     return engine
 
 
-def _shot_view(st: SessionTrack, bodies: Sequence[Body], sp: ShotPhases) -> str:
+def _shot_view(st: SessionTrack, bodies: Sequence[Body], sp: ShotPhases) -> ShotView:
     lo = sp.raise_start_frame if sp.raise_start_frame is not None else sp.anchor_frame
     inside = [b for b in bodies if lo <= b.index <= sp.end_frame]
-    return shot_view(inside, sp, st.view).view
+    return shot_view(inside, sp, st.view)
 
 
 def judge_marks(
@@ -173,7 +173,8 @@ def judge_marks(
         **_kept_release(like, marks.release),
         anchor_from_frame=like.anchor_from_frame if like is not None and like.anchor_frame == marks.anchor else None,
     )
-    findings, measures = engine.judge_shot(sp, _shot_view(st, bodies, sp))
+    view = _shot_view(st, bodies, sp)
+    findings, measures = engine.judge_shot(sp, view.view, view.off_view)
     shot = ShotResult.from_phases(sp, findings, measures, index=index, fps=st.fps, times_s=phase_times(sp, st.t))
     return Rejudged(shot, _series(engine, sp, st.t), {b.index: b for b in bodies})
 

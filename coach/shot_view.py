@@ -49,6 +49,7 @@ _TORSO = ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")
 # guess (real01: anchor 74 frames late; real07: draw start 14 frames early). The same as a draw start found
 # without a pause at the set (coach/phases/params.py draw_guess_conf).
 ALONG_DEPTH_MARK_CONF = 0.3
+ALONG_DEPTH_REASON = "the arrow pointed into the depth"  # a face-on rule's reason (coach/wording/machine.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,12 @@ class ShotView:
     def along_depth(self) -> bool:
         """Seen face-on by its shoulders, but with the arrow pointing into the depth."""
         return self.arrow_square < ARROW_SQUARE_MIN
+
+    @property
+    def off_view(self) -> str | None:
+        """Why the face-on rules were not judged, where the shoulders say face-on and the arrow does not: the
+        view's name alone ("oblique") would contradict the session's face-on view."""
+        return ALONG_DEPTH_REASON if self.along_depth else None
 
     def marks_confidence(self, conf: dict[str, float]) -> dict[str, float]:
         """The shot's mark confidences, with the draw start and the anchor no surer than this view allows."""

@@ -20,6 +20,7 @@ _REASONS = {
     "no setup pose to compare with": "why_setup",
     "landmarks hidden, out of frame, or foreshortened": "why_hidden",
     "not measurable in this shot": "why_unmeasurable",
+    "the arrow pointed into the depth": "why_along_depth",  # coach/shot_view.py ALONG_DEPTH_REASON
     "too few shots measured to compare": "why_too_few_shots",  # a session rule (coach/engine.py TOO_FEW_SHOTS)
 }
 _VIEW = re.compile(r"^not judged from a (?P<view>[\w-]+) view$")

@@ -13,6 +13,7 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
     "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
     "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),
+    "why_along_depth": ("箭指向鏡頭深處，角度失真", "the arrow pointed into the depth: angles distorted"),
     "why_too_few_shots": ("量到的箭太少，無法比較", "too few shots measured to compare"),
     "view_face-on": ("正面", "face-on"),
     "view_down-line": ("沿箭道", "down-the-line"),

@@ -103,10 +103,11 @@ SQUARE = ("real02_barebow_front", "real05_recurve_front_crowd", "real08_recurve_
 
 def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
     """The picture's angles are not the body's when the arrow points into the depth: those shots get no
-    face-on verdict (not judged from an oblique view), while the square views keep theirs."""
+    face-on verdict (not judged: the arrow pointed into the depth), while the square views keep theirs."""
     if not REALPOSE.is_dir():
         pytest.skip(f"{REALPOSE} not found")
     from coach.evaluate import analyse_clip, labelled_clips
+    from coach.shot_view import ALONG_DEPTH_REASON
     from coach.wording.machine import note_text
     from posture_rules.pack import load_pack
 
@@ -122,7 +123,8 @@ def test_a_shot_filmed_along_the_arrow_is_not_judged_face_on() -> None:
             assert depth_notes == [], depth_notes
         else:
             assert judged == [], (name, judged)
-            assert any(f.reason == "not judged from a other view" for f in shot.findings if f.rule in face_on)
+            # said as such, not "the oblique view", which the session's face-on view would contradict
+            assert all(f.reason == ALONG_DEPTH_REASON for f in shot.findings if f.rule in face_on)
             # The draw travels along the arrow, into the depth: where it starts and stops is a guess.
             assert shot.marks_confidence["draw_start"] < 0.5 and shot.marks_confidence["anchor"] < 0.5
             tempo = next(f for f in shot.findings if f.rule == "draw_tempo")

@@ -11,6 +11,7 @@ import pytest
 from coach.engine import RuleEngine, Sample
 from coach.landmarks import INDEX
 from coach.shot_view import ARROW_SQUARE_MIN, arrow_squareness, shot_view
+from coach.wording.machine import reason_text
 from posture_rules.pack import load_pack
 from tests.support.archer_series import Archer, shot
 
@@ -73,10 +74,14 @@ def test_a_yawed_shot_has_no_face_on_fault() -> None:
     engine = RuleEngine(pack, buffer_s=60.0, fps=15.0)
     for b in s.bodies:
         engine.buffer.append(Sample(b, engine.measure(b)))
-    findings, _ = engine.judge_shot(s, shot_view(s.bodies, s, "face-on").view)
+    view = shot_view(s.bodies, s, "face-on")
+    findings, _ = engine.judge_shot(s, view.view, view.off_view)
     by_rule = {f.rule: f for f in findings}
+    # and it says why: the arrow, not "the oblique view", which the session's face-on view would contradict
     for rid in ("ti_shou", "straight_bow_arm", "level_as_water"):
-        assert by_rule[rid].verdict == "not_assessable" and "other view" in by_rule[rid].reason, by_rule[rid]
+        assert by_rule[rid].verdict == "not_assessable", by_rule[rid]
+        assert reason_text(by_rule[rid].reason, "en").startswith("the arrow pointed into the depth"), by_rule[rid]
+        assert reason_text(by_rule[rid].reason, "zh").startswith("箭指向鏡頭深處"), by_rule[rid]
     assert by_rule["draw_tempo"].verdict in ("pass", "fault")
     square = RuleEngine(pack, buffer_s=60.0, fps=15.0)
     sq = shot(replace(SQUARE, elbow_dy=-60.0, arrow_tilt=-25.0))
