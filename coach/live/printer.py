@@ -11,6 +11,7 @@ from posture_rules.pack import RulePack
 
 from ..headline import SEVERITY_TEXT
 from ..results import CompletedShot, SessionReport, ShotResult
+from ..wording.text import t as text
 from .words import other, say
 
 
@@ -52,12 +53,15 @@ class ShotPrinter:
 
 
 def _shot_head(shot: ShotResult, lang: str) -> str:
+    """ "Shot 1: release at frame 80 (2.67 s) — 1 fault(s)": the release worded as `coach analyze`'s summary words
+    it (coach/wording/text.py sum_release_*), one way to say it on either terminal."""
     t = shot.times_s.get("release_at")
     if shot.release_frame is None:  # never "release at frame None"
-        when = say("release_not_seen", lang)
+        when = text("sum_release_not_seen", lang) + say("incomplete", lang)
     else:
         frame = shot.release_frame
-        when = say("release_at", lang, frame=frame) if t is None else say("release_at_s", lang, frame=frame, t=t)
+        at = {"frame": frame} if t is None else {"frame": frame, "t": f"{t:.2f}"}
+        when = text("sum_release_at" if t is None else "sum_release_at_s", lang, **at)
         if not shot.complete:
             when += say("incomplete", lang)
     n = len(shot.faults)

@@ -15,10 +15,8 @@ LIVE_TEXT: dict[str, tuple[str, str]] = {
     "stopping": ("停止（Ctrl-C）：收尾這一場…", "stopping (Ctrl-C): finishing the session …"),
     # a shot as it completes (coach/live/printer.py)
     "shot": ("第 {n} 箭：{when} — {verdict}", "Shot {n}: {when} — {verdict}"),
-    "release_not_seen": ("沒看到發矢（未完成）", "release not seen (incomplete)"),
-    "release_at": ("發矢於第 {frame} 幀", "release at frame {frame}"),
-    "release_at_s": ("發矢於第 {frame} 幀（{t:.2f} 秒）", "release at frame {frame} ({t:.2f} s)"),
-    "incomplete": ("（未完成：沒看到發矢）", " (incomplete: release not seen)"),
+    # (the release itself is worded as `coach analyze` words it: coach/wording/text.py sum_release_*)
+    "incomplete": ("（未完成）", " (incomplete)"),
     "n_faults": ("{n} 病", "{n} fault(s)"),
     "clean": ("無病", "clean"),
     # a session's closing line
