@@ -14,6 +14,7 @@ import numpy as np
 
 from .phases.shot import PHASE_MARKS
 from .wording.text import MACHINE_TEXT
+from .wording.text import t as say  # worded from the table, as every front end words it
 
 if TYPE_CHECKING:
     from .phases import ShotPhases
@@ -65,11 +66,11 @@ def release_remarks(source: str | None, flight_time_s: float | None, hand_stayed
     heard hitting 0.80 s later", or, where only the pose timed it and the hand stayed at the anchor, that
     the release may have come earlier, unseen. Empty for a release the pose saw."""
     comma, semicolon = ("，", "；") if lang == "zh" else (", ", "; ")
-    out = comma + _say(_TIMED_BY[source], lang) if source in _TIMED_BY else ""
+    out = comma + say(_TIMED_BY[source], lang) if source in _TIMED_BY else ""
     if flight_time_s is not None:
-        out += semicolon + _say("rel_flight", lang, t=f"{flight_time_s:.2f}")
+        out += semicolon + say("rel_flight", lang, t=f"{flight_time_s:.2f}")
     if hand_stayed and source not in _TIMED_BY:
-        out += semicolon + _say("rel_hand_stayed", lang)
+        out += semicolon + say("rel_hand_stayed", lang)
     return out
 
 
@@ -78,11 +79,6 @@ def release_remarks_both(source: str | None, flight_time_s: float | None, hand_s
     en = release_remarks(source, flight_time_s, hand_stayed, "en")
     zh = release_remarks(source, flight_time_s, hand_stayed, "zh")
     return f"{en} · {zh[1:]}" if en else ""  # the Chinese without its leading "，" or "；": the English's follows
-
-
-def _say(key: str, lang: str, **fmt) -> str:
-    zh, en = MACHINE_TEXT[key]
-    return (en if lang == "en" else zh).format(**fmt)
 
 
 MIN_MARK_CONFIDENCE = 0.5  # under this a phase mark is uncertain (coach/phases.py says why each is)
