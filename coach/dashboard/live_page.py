@@ -30,7 +30,7 @@ from ..live.browser_run import BrowserRun
 from ..live.check import FAIL, OK, WARN, CameraCheck
 from ..live.hub import REGISTRY
 from ..live.runs import CameraRun
-from ..results import ShotResult
+from ..results import UNSURE_TIME_MARK, ShotResult, unsure_times
 from ..wording.machine import check_text, error_text, status_kind, status_text, view_name
 from .access import live_source
 from .data import archer_names
@@ -370,22 +370,37 @@ def _shots(shots: list[ShotResult], pack: RulePack, lang: str) -> None:
         st.caption(t("live_no_shots", lang))
         return
     for shot in reversed(shots):
-        head = [f"**{t('live_shot_title', lang, n=shot.index + 1)}**"]
-        rel = shot.times_s.get("release_at")
-        if rel is not None:
-            head.append(t("live_release_at", lang, t=rel))
-        hold = shot.times_s.get("hold_s")
-        if hold is not None:
-            head.append(t("live_hold", lang, t=hold))
-        if not shot.complete:
-            head.append(t("live_incomplete", lang))
-        faults = shot.faults
-        head.append(t("live_n_faults", lang, n=len(faults)) if faults else f":green[{t('live_clean', lang)}]")
         with st.container(border=True):
-            st.markdown(" · ".join(head))
-            for f in faults:
+            st.markdown(shot_head(shot, lang))
+            for f in shot.faults:
                 name, quote, cue = _rule_lines(pack, f.rule, lang)
                 st.markdown(f"- **:red[{name}]** — {quote}  \n  → {cue}")
+    if any(unsure_hold(s) for s in shots):
+        st.caption(t("unsure_time", lang))
+
+
+def unsure_hold(shot: ShotResult) -> bool:
+    """The shot's hold time is measured from an uncertain mark (coach/results.py unsure_times)."""
+    return shot.times_s.get("hold_s") is not None and "hold" in unsure_times(
+        shot.marks_confidence, shot.release_confidence
+    )
+
+
+def shot_head(shot: ShotResult, lang: str) -> str:
+    """ "**Shot 1** · release at 6.1 s · hold 1.9 s? · 1 fault(s)": a hold timed from an uncertain mark marked "?"
+    as the terminal and the reports mark it."""
+    head = [f"**{t('live_shot_title', lang, n=shot.index + 1)}**"]
+    rel = shot.times_s.get("release_at")
+    if rel is not None:
+        head.append(t("live_release_at", lang, t=rel))
+    hold = shot.times_s.get("hold_s")
+    if hold is not None:
+        head.append(t("live_hold", lang, t=hold) + (UNSURE_TIME_MARK if unsure_hold(shot) else ""))
+    if not shot.complete:
+        head.append(t("live_incomplete", lang))
+    faults = shot.faults
+    head.append(t("live_n_faults", lang, n=len(faults)) if faults else f":green[{t('live_clean', lang)}]")
+    return " · ".join(head)
 
 
 # ---- camera check -------------------------------------------------------------------------------------------

@@ -223,3 +223,16 @@ def test_a_session_rule_with_too_few_shots_says_so_not_in_this_shot(faulty):
     none = SessionReport.from_json(faulty.to_json())
     none.shots, none.consistency = [], RuleEngine(PACK).judge_session([], "face-on")[0]
     assert "Session consistency" not in format_report(none, PACK)
+
+
+@pytest.mark.parametrize("lang,hold", [("en", "hold 1.6 s"), ("zh", "審固 1.6 秒")])
+def test_the_live_page_marks_a_hold_timed_from_an_uncertain_mark_as_the_terminal_does(lang, hold):
+    """The Live page's summary of each shot shows its hold time: "?" after it where the anchor or the release it
+    is timed from is uncertain, as the terminal's phase line does; not where both are sure."""
+    from coach.dashboard.live_page import shot_head
+
+    assert f"{hold}?" in shot_head(_shot(anchor=0.3), lang)
+    assert f"{hold}?" in shot_head(_shot(release=0.4), lang)
+    assert "hold 審固 1.60 s?" in phases_line(_shot(anchor=0.3))
+    sure = shot_head(_shot(draw_start=0.3), lang)  # the draw start does not time the hold
+    assert hold in sure and f"{hold}?" not in sure
