@@ -28,7 +28,7 @@ from .results import (
 )
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
-from .wording.machine import certainty_both, note_both, reason_both, view_name
+from .wording.machine import certainty_both, consistency_both, note_both, reason_both, view_name
 from .wording.text import MACHINE_TEXT, t
 
 
@@ -55,18 +55,6 @@ MARK = {
 }
 MARK_WIDTH = max(display_width(m) for m in MARK.values())
 LOW_CONFIDENCE_NOTE = both(lambda lang: t("hint_note", lang))
-
-# The session's consistency measures as shown: a standard deviation follows its mean and is named "SD" alone.
-MEASURES = (
-    ("cm_draw_length_cv", "draw_length_cv", "{:.1%}"),
-    ("cm_anchor_spread", "anchor_spread", "{:.3f} SW"),
-    ("cm_draw_time_mean", "draw_time_mean", "{:.2f} s"),
-    ("cm_sd", "draw_time_sd", "{:.2f} s"),
-    ("cm_hold_time_mean", "hold_time_mean", "{:.2f} s"),
-    ("cm_sd", "hold_time_sd", "{:.2f} s"),
-    ("cm_release_interval_mean", "release_interval_mean", "{:.1f} s"),
-    ("cm_release_interval_cv", "release_interval_cv", "{:.1%}"),
-)
 
 
 def _fmt(v: float | None, unit: str = "") -> str:
@@ -204,9 +192,7 @@ def consistency_lines(report: SessionReport, pack: RulePack) -> list[str]:
     if not report.consistency or not report.shots:  # no shot, nothing to compare: not a page of n/a lines
         return []
     lines = ["", f"{label('sum_consistency')}:"]
-    m = report.consistency_measures
-    shown = [(key, m.get(name), fmt) for key, name, fmt in MEASURES]
-    vals = [f"{label(key)} {fmt.format(v)}" for key, v, fmt in shown if v is not None and v == v]  # not NaN
+    vals = consistency_both(report.consistency_measures)
     if vals:
         lines.append("  " + "; ".join(vals))
     for f in report.consistency:

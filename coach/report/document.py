@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..headline import any_hint
-from ..wording.machine import note_text, reason_both
+from ..wording.machine import consistency_both, note_text, reason_both
 from ..wording.text import MACHINE_TEXT
 from .data import (
     UNSURE_TIME_NOTE,
@@ -28,6 +28,10 @@ from .data import (
     unsure_phase_times,
     value_text,
     video_name,
+)
+
+NO_SESSION_VERDICTS = (
+    "no session-level verdicts: too few shots, or the session is incomplete · 沒有全場判定：箭數太少，或這一場未完成"
 )
 
 
@@ -221,12 +225,12 @@ def _shot(d: ReportData, x) -> Section:
 
 def _consistency(d: ReportData) -> Section:
     blocks: list[Block] = []
-    if d.consistency_measures:
-        blocks.append(Para(" · ".join(f"{k} {value_text(v)}" for k, v in d.consistency_measures.items())))
-    if d.consistency:
+    if measured := consistency_both(d.consistency_measures):
+        blocks.append(Para(" · ".join(measured)))
+    if d.consistency and d.shots:  # no shot, nothing to compare: not a table of n/a rows
         blocks.append(findings_table(d, d.consistency, None))
     else:
-        blocks.append(Para("no session-level verdicts (too few shots, or the session is incomplete)", "note"))
+        blocks.append(Para(NO_SESSION_VERDICTS, "note"))
     return Section("Session consistency 間若一", tuple(blocks))
 
 

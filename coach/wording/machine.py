@@ -141,6 +141,31 @@ def certainty_both(shot: dict, first: str = "en") -> str:
     return "; ".join(f"{a} · {b}" for a, b in zip(certainty_text(shot, first), certainty_text(shot, other)))
 
 
+# The session's consistency measures as shown (coach/metrics/session.py), each by its wording's key: a standard
+# deviation follows its mean and is named "SD" alone.
+CONSISTENCY_SHOWN = (
+    ("cm_draw_length_cv", "draw_length_cv", "{:.1%}"),
+    ("cm_anchor_spread", "anchor_spread", "{:.3f} SW"),
+    ("cm_draw_time_mean", "draw_time_mean", "{:.2f} s"),
+    ("cm_sd", "draw_time_sd", "{:.2f} s"),
+    ("cm_hold_time_mean", "hold_time_mean", "{:.2f} s"),
+    ("cm_sd", "hold_time_sd", "{:.2f} s"),
+    ("cm_release_interval_mean", "release_interval_mean", "{:.1f} s"),
+    ("cm_release_interval_cv", "release_interval_cv", "{:.1%}"),
+)
+
+
+def consistency_both(measures: dict[str, float]) -> list[str]:
+    """The session's measured consistency, each "draw length CV 引滿長度變異係數 4.1%" (the terminal, the
+    reports); a measure not measured (None, NaN) is left out."""
+    out = []
+    for key, name, fmt in CONSISTENCY_SHOWN:
+        v = measures.get(name)
+        if v is not None and v == v:  # not NaN
+            out.append(f"{t(key, 'en')} {t(key, 'zh')} {fmt.format(v)}")
+    return out
+
+
 def _word(key: str, fallback: str, lang: str) -> str:
     try:
         return t(key, lang)

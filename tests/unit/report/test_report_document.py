@@ -141,3 +141,30 @@ def test_a_phase_time_on_an_uncertain_mark_is_marked_as_the_terminal_marks_it(tm
 
 def _paras(doc) -> list[str]:
     return [b.text for sec in doc.sections for b in sec.blocks if isinstance(b, Para)]
+
+
+def test_the_session_consistency_reads_in_both_languages_and_no_shot_gives_no_table_of_n_a(data, tmp_path):
+    """The consistency section names its measures as the terminal does ("draw length CV 引滿長度變異係數 …", not
+    the metric's internal name); a session with no shot has no table of not-assessable rows under it, but one
+    line, in both languages, saying why there is no session verdict."""
+    import dataclasses
+
+    from coach.pose_frame import load_posetrack, save_posetrack
+    from coach.report.document import NO_SESSION_VERDICTS
+
+    clean = build(data[2])  # clean_rh_3shots: three shots, measured
+    (section,) = [s for s in clean.sections if s.title == "Session consistency 間若一"]
+    measured = section.blocks[0].text
+    assert "draw time mean 平均引弓時間 " in measured and "draw_time_mean" not in measured
+    assert any(isinstance(b, Table) for b in section.blocks)
+    track = load_posetrack(GOLDEN / "short_1shot.pose.json.gz")
+    standing = dataclasses.replace(track, frames=track.frames[:40])  # the archer stands: no shot
+    save_posetrack(standing, tmp_path / "站立.pose.json")
+    db = tmp_path / "coach.db"
+    assert main(["analyze", "--pose-track", str(tmp_path / "站立.pose.json"), "--archer", "趙六", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        none = gather(store, 1)
+    assert none.shots == [] and none.consistency  # the session rules were judged, none could be
+    (section,) = [s for s in build(none).sections if s.title == "Session consistency 間若一"]
+    assert not any(isinstance(b, Table) for b in section.blocks)
+    assert [b.text for b in section.blocks if isinstance(b, Para)][-1] == NO_SESSION_VERDICTS
