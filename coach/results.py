@@ -120,7 +120,7 @@ _CORRECTION_NAMES = {
 
 
 def correction_remarks(corrected: dict | None) -> str:
-    """ "corrected by 李教練 由李教練校正: release 撒放 256 → 258; verdicts judged on the coach's marks
+    """ "corrected by 李教練 由李教練校正: release 發矢 256 → 258; verdicts judged on the coach's marks
     依教練所定時點判斷" for a shot a coach corrected; empty for the machine's own."""
     if not corrected:
         return ""

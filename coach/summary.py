@@ -2,7 +2,7 @@
 fault the classical line and the correction cue.
 
 Every line is in English and Chinese, worded from `coach/wording/text.py`: a label reads "English 中文" ("phases
-階段:", "✗ fault 病"), a sentence in one language then the other ("release at frame 184 · 第 184 幀撒放"), as the
+階段:", "✗ fault 病"), a sentence in one language then the other ("release at frame 184 · 第 184 幀發矢"), as the
 certainty line (`certainty_both`) does."""
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def header_lines(report: SessionReport) -> list[str]:
 
 
 def shot_heading(s: ShotResult) -> str:
-    """ "Shot 1 第1箭: release at frame 184 (6.13 s) · 第 184 幀撒放（6.13 秒）", with how the release was timed
+    """ "Shot 1 第1箭: release at frame 184 (6.13 s) · 第 184 幀發矢（6.13 秒）", with how the release was timed
     in each language, and whether the shot is incomplete."""
 
     def when(lang: str) -> str:

@@ -135,7 +135,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "corr_set": ("{mark}設在此幀", "Set {mark} to this frame"),
     "corr_delete": ("刪去此箭（非一箭）", "Delete shot (not a shot)"),
     "corr_let_down": ("退弓（未發）", "Let-down (no release)"),
-    "corr_add": ("在此幀補記一箭（撒放）", "Add a shot with its release here"),
+    "corr_add": ("在此幀補記一箭（發矢）", "Add a shot with its release here"),
     "corr_by": ("校正者", "Corrected by"),
     "corr_save": ("儲存校正並重新判斷", "Save and re-judge"),
     "corr_clear": ("取消", "Clear"),

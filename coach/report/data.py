@@ -328,7 +328,7 @@ def release_text(shot: dict) -> str:
 
 
 def corrected_text(shot: dict) -> str:
-    """ "corrected by NAME 由NAME校正: release 撒放 256 → 258; …" for a shot a coach corrected, else empty."""
+    """ "corrected by NAME 由NAME校正: release 發矢 256 → 258; …" for a shot a coach corrected, else empty."""
     return correction_remarks(shot.get("corrected"))
 
 

@@ -30,23 +30,23 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "mark_raise_start": ("舉弓", "raise"),
     "mark_draw_start": ("開弓起點", "draw start"),
     "mark_anchor": ("靠位", "anchor"),
-    "mark_release": ("撒放", "release"),
+    "mark_release": ("發矢", "release"),
     # how sure a shot's phases are (machine.certainty_text: the review page's shot tab, the terminal, the reports)
     "ev_draw_hand": ("拉弦手", "draw hand"),
     "ev_draw_elbow": ("拉弦肘", "draw elbow"),
     "ev_bow_arm": ("弓臂", "bow arm"),
     "ev_span": ("兩手距", "span"),
     "ev_sound": ("弦聲", "sound"),
-    "sure_release": ("撒放把握 {conf}", "Release confidence {conf}"),
-    "sure_release_seen": ("撒放把握 {conf}（{signals}）", "Release confidence {conf} ({signals})"),
+    "sure_release": ("發矢把握 {conf}", "Release confidence {conf}"),
+    "sure_release_seen": ("發矢把握 {conf}（{signals}）", "Release confidence {conf} ({signals})"),
     "sure_uncertain": ("不確定：{marks}，相關規則不判斷", "Uncertain: {marks}; the rules resting on it are not judged"),
     "sure_anchor_range": ("於第 {a}–{b} 幀之間滿弓", "Full draw reached between frames {a} and {b}"),
     # how a release was timed, where not by the pose alone (coach/results.py release_remarks)
     "rel_by_sound": ("以弦聲定時", "timed by sound"),
-    "rel_heard_only": ("只聞弦聲，未見撒放：只以弦聲定時", "heard, not seen: timed by the string's sound alone"),
+    "rel_heard_only": ("只聞弦聲，未見發矢：只以弦聲定時", "heard, not seen: timed by the string's sound alone"),
     "rel_flight": ("{t} 秒後聽到箭中靶", "arrow heard hitting {t} s later"),
     "rel_hand_stayed": (
-        "後手停在靠位，撒放可能更早而沒看到",
+        "後手停在靠位，發矢可能更早而沒看到",
         "the hand stayed at the anchor, so the release may have come earlier, unseen",
     ),
     # a shot's phases (the dashboard's timeline, the terminal summary, the reports) and a time measured from an
@@ -88,10 +88,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "sum_work_on_first": ("先練", "Work on first"),
     "sum_work_on": ("先練", "work on"),
     "sum_shot": ("第{n}箭", "Shot {n}"),
-    "sum_release_at": ("第 {frame} 幀撒放", "release at frame {frame}"),
-    "sum_release_at_s": ("第 {frame} 幀撒放（{t} 秒）", "release at frame {frame} ({t} s)"),
-    "sum_release_not_seen": ("沒看到撒放", "release not seen"),
-    "sum_incomplete": ("未完成：沒看到撒放", "incomplete: release not seen"),
+    "sum_release_at": ("第 {frame} 幀發矢", "release at frame {frame}"),
+    "sum_release_at_s": ("第 {frame} 幀發矢（{t} 秒）", "release at frame {frame} ({t} s)"),
+    "sum_release_not_seen": ("沒看到發矢", "release not seen"),
+    "sum_incomplete": ("未完成：沒看到發矢", "incomplete: release not seen"),
     "sum_phases": ("階段", "phases"),
     "sum_consistency": ("間若一", "Session consistency"),
     # the session's consistency measures (coach/metrics/session.py), as the terminal summary names them
@@ -100,8 +100,8 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "cm_draw_time_mean": ("平均引弓時間", "draw time mean"),
     "cm_hold_time_mean": ("平均持滿時間", "hold time mean"),
     "cm_sd": ("標準差", "SD"),
-    "cm_release_interval_mean": ("平均撒放間隔", "release interval mean"),
-    "cm_release_interval_cv": ("撒放間隔變異係數", "release interval CV"),
+    "cm_release_interval_mean": ("平均發矢間隔", "release interval mean"),
+    "cm_release_interval_cv": ("發矢間隔變異係數", "release interval CV"),
     # what can be wrong with a video (coach/capture.py, coach/pipeline.py, coach/dashboard/jobs.py)
     "err_no_file": ("找不到這個檔案", "no such file"),
     "err_folder": ("這是資料夾，不是影片檔", "is a folder, not a video file"),
@@ -121,12 +121,12 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "misplaced by the pose model); a shot there was not analysed.",
     ),
     "note_heard_shot": (
-        "{t0}–{t1} 秒：沒看到拉弦手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻；其他階段不明，姿勢不判斷。",
+        "{t0}–{t1} 秒：沒看到拉弦手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定發矢時刻；其他階段不明，姿勢不判斷。",
         "{t0}–{t1} s: the draw hand was not seen, but the string was heard at {t} s: counted as shot {n}, timed by "
         "its sound; its other phases are unknown and its form was not judged.",
     ),
     "note_heard_lost": (
-        "{t0}–{t1} 秒：滿弓後畫面失去射手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定撒放時刻。",
+        "{t0}–{t1} 秒：滿弓後畫面失去射手，但在 {t} 秒聽到弦聲：算作第 {n} 箭，以弦聲定發矢時刻。",
         "{t0}–{t1} s: full draw, then the picture lost the archer, but the string was heard at {t} s: counted as "
         "shot {n}, its release timed by its sound.",
     ),
@@ -142,11 +142,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "analyses every frame.",
     ),
     "note_let_down": (
-        "{t0}–{t1} 秒：滿弓後放下弓，沒有撒放（退弓），不當作一箭。",
+        "{t0}–{t1} 秒：滿弓後放下弓，沒有發矢（退弓），不當作一箭。",
         "{t0}–{t1} s: a let-down — full draw, then the bow came down without a release; not judged as a shot.",
     ),
     "note_video_ended": (
-        "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到撒放，不當作一箭。",
+        "{t0}–{t1} 秒：滿弓直到影片結束（或剪走），沒看到發矢，不當作一箭。",
         "{t0}–{t1} s: full draw until the video ended (or cut away), no release seen; not judged as a shot.",
     ),
     "note_view_lost": (
@@ -167,14 +167,14 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "seen, and the rules of the draw were not judged.",
     ),
     "note_shoulders_misread": (
-        "第 {n} 箭：姿勢模型在持弓時讀到的肩寬，撒放後一直不再出現，軀幹長度卻不變（模型讀錯了射手）：靠位與撒放不確定，"
+        "第 {n} 箭：姿勢模型在持弓時讀到的肩寬，發矢後一直不再出現，軀幹長度卻不變（模型讀錯了射手）：靠位與發矢不確定，"
         "依它們計時的規則不判斷。",
         "Shot {n}: the pose read the archer's shoulders in the hold at a width the follow-through never shows, the "
         "torso unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed "
         "from them were not judged.",
     ),
     "note_hand_misread": (
-        "第 {n} 箭：姿勢模型在持弓時把後手讀錯（讀到前手旁），撒放時才跳回原位：靠位與撒放不確定，依它們計時的規則不判斷。",
+        "第 {n} 箭：姿勢模型在持弓時把後手讀錯（讀到前手旁），發矢時才跳回原位：靠位與發矢不確定，依它們計時的規則不判斷。",
         "Shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
         "left): its anchor and release are uncertain, and the rules timed from them were not judged.",
     ),

@@ -100,7 +100,7 @@ def test_every_line_reads_in_both_languages(faulty, high):
         "draw length CV 引滿長度變異係數 ",
         "hold time mean 平均持滿時間 ",
         "note 附註: ",
-        "Shot 1 第1箭: release not seen · 沒看到撒放  (incomplete: release not seen · 未完成：沒看到撒放)",
+        "Shot 1 第1箭: release not seen · 沒看到發矢  (incomplete: release not seen · 未完成：沒看到發矢)",
         "No shots found. · 沒有找到任何一箭。",
         "work on 先練: ",
         UNSURE_TIME_NOTE,
@@ -116,7 +116,7 @@ def test_a_shot_heading_says_the_release_in_both_languages(faulty):
     (heading,) = [ln for ln in text.splitlines() if ln.startswith("Shot 2 ")]
     assert heading == (
         f"Shot 2 第2箭: release at frame {shot.release_frame} ({at} s), timed by sound; arrow heard hitting 0.80 s "
-        f"later · 第 {shot.release_frame} 幀撒放（{at} 秒），以弦聲定時；0.80 秒後聽到箭中靶"
+        f"later · 第 {shot.release_frame} 幀發矢（{at} 秒），以弦聲定時；0.80 秒後聽到箭中靶"
     )
     assert "corrected by 李教練 由李教練校正" in text.split(heading)[1].splitlines()[2]
 

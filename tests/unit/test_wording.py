@@ -160,6 +160,6 @@ def test_how_sure_a_shot_is_is_said_in_the_readers_language():
         f"Release confidence {conf:.2f} (draw hand, span)",
         f"Full draw reached between frames {a} and {b}",
     ]
-    assert certainty_text(shot, "zh") == [f"撒放把握 {conf:.2f}（拉弦手、兩手距）", f"於第 {a}–{b} 幀之間滿弓"]
+    assert certainty_text(shot, "zh") == [f"發矢把握 {conf:.2f}（拉弦手、兩手距）", f"於第 {a}–{b} 幀之間滿弓"]
     unsure = {**shot, "marks_confidence": {"draw_start": 0.3}, "anchor_from_frame": None}
     assert certainty_text(unsure, "zh")[1:] == ["不確定：開弓起點，相關規則不判斷"]

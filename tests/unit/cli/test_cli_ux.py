@@ -71,7 +71,7 @@ def test_no_release_at_frame_none(report):
     shot.release_frame = None
     shot.complete = False
     text = format_report(report, PACK)
-    assert "frame None" not in text and "Shot 1 第1箭: release not seen · 沒看到撒放" in text
+    assert "frame None" not in text and "Shot 1 第1箭: release not seen · 沒看到發矢" in text
     lines = ShotPrinter(PACK, "en").shot_lines(shot)
     assert "None" not in lines[0] and "release not seen" in lines[0]
 

@@ -259,6 +259,6 @@ def test_reanalysis_after_an_override_keeps_the_value_and_redraws_the_video(env,
 def test_language_switch(env, analysed):
     at = app("review", lang="zh").run()
     assert [t.value for t in at.title] == ["回顧"]
-    assert "撒放把握 0." in texts(at)
+    assert "發矢把握 0." in texts(at)
     at.sidebar.radio(key="lang").set_value("en").run()
     assert [t.value for t in at.title] == ["Session review"]

@@ -45,7 +45,7 @@ def test_a_file_fed_as_the_camera_is_told_in_both_languages(lang):
     _both(start, lang, "正在看 ", "watching ")
     out = p.stdout.splitlines()
     (shot,) = [ln for ln in out if "Shot 1:" in ln]
-    _both(shot, lang, "幀撒放（", "Shot 1: release at frame")
+    _both(shot, lang, "幀發矢（", "Shot 1: release at frame")
     _both(out[-2], lang, "第 1 場：1 箭", "Session 1: 1 shot(s)")
     _both(out[-1], lang, "沒有保存：沒有給 --archer", "not saved: no --archer given")
     assert "Traceback" not in p.stderr

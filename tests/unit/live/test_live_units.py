@@ -414,12 +414,12 @@ def test_printer_shows_quote_and_cue_in_both_languages():
     lines = ShotPrinter(PACK, "zh").shot_lines(_shot())
     rule = PACK.by_id["cup_of_water"]
     text = "\n".join(lines)
-    assert lines[0] == "第 1 箭：第 80 幀撒放（2.67 秒） — 1 病 · Shot 1: release at frame 80 (2.67 s) — 1 fault(s)"
+    assert lines[0] == "第 1 箭：第 80 幀發矢（2.67 秒） — 1 病 · Shot 1: release at frame 80 (2.67 s) — 1 fault(s)"
     assert rule.quote in text and rule.cue_zh in text and rule.cue_en in text
     assert f"{rule.name_zh} {rule.name_en}" in lines[1] and "[major 重]" in lines[1]  # name, severity: both
     assert (
         ShotPrinter(PACK, "en").shot_lines(_shot(()))[0]
-        == "Shot 1: release at frame 80 (2.67 s) — clean · 第 1 箭：第 80 幀撒放（2.67 秒） — 無病"
+        == "Shot 1: release at frame 80 (2.67 s) — clean · 第 1 箭：第 80 幀發矢（2.67 秒） — 無病"
     )
 
 
