@@ -99,13 +99,17 @@ UNSURE_TIME_NOTE = " · ".join(reversed(MACHINE_TEXT["unsure_time"]))  # what th
 SHOWN_PHASES = ("raise", "draw", "full_draw", "hold", "follow_through")
 
 
-def unsure_times(marks_confidence: dict[str, float] | None, release_confidence: float | None) -> set[str]:
+def unsure_times(
+    marks_confidence: dict[str, float] | None, release_confidence: float | None, times: dict | None = None
+) -> set[str]:
     """The phases ("draw", "hold", …: times_s's "<phase>_s") whose time starts or ends at an uncertain mark, by
     the marks each phase's window rests on (`PHASE_MARKS`, as `analyzer.phase_times` measures them). A time
     resting on uncertain marks alone is not measured at all; one with a sure end still is, and is marked so that
-    it is not read as sure."""
+    it is not read as sure. With `times` (a shot's times_s), only the phases whose time was measured: a time not
+    shown ("—") is not marked."""
     unsure = set(uncertain_marks(marks_confidence, release_confidence))
-    return {phase for phase, marks in PHASE_MARKS.items() if unsure & set(marks)}
+    phases = {phase for phase, marks in PHASE_MARKS.items() if unsure & set(marks)}
+    return phases if times is None else {p for p in phases if times.get(f"{p}_s") is not None}
 
 
 # "draw start 開弓起點": the terminal's and the reports' names of the marks, from the wording table.

@@ -29,23 +29,13 @@ from .results import (
 from .terminal import display_width, ljust, rjust
 from .valuefmt import limits_text, value_text
 from .wording.machine import certainty_both, consistency_both, note_both, reason_both, view_name
-from .wording.text import MACHINE_TEXT, t
-
-
-def label(key: str, **fmt) -> str:
-    """A label in English, then in Chinese: "phases 階段"."""
-    return f"{t(key, 'en', **fmt)} {t(key, 'zh', **fmt)}"
+from .wording.text import label, t, word
 
 
 def both(line: Callable[[str], str]) -> str:
     """A line worded in English (`line("en")`), then in Chinese; once where both read the same."""
     en, zh = line("en"), line("zh")
     return en if en == zh else f"{en} · {zh}"
-
-
-def _say(key: str, lang: str, fallback: str) -> str:
-    """`key` worded in `lang`; `fallback` (the stored word, as written) where the table has no such key."""
-    return t(key, lang) if key in MACHINE_TEXT else fallback
 
 
 MARK = {
@@ -129,8 +119,8 @@ def header_lines(report: SessionReport) -> list[str]:
         return t(
             "sum_archer",
             lang,
-            hand=_say(f"hand_{r.handedness}", lang, f"{r.handedness}-handed"),
-            source=_say(f"hand_from_{r.handedness_source}", lang, r.handedness_source),
+            hand=word(f"hand_{r.handedness}", lang, f"{r.handedness}-handed"),
+            source=word(f"hand_from_{r.handedness_source}", lang, r.handedness_source),
             view=view_name(r.view, lang),
             conf=f"{r.view_confidence:.2f}",
             pack=f"{r.rule_pack['id']} {r.rule_pack['version']}",
@@ -160,7 +150,7 @@ def shot_heading(s: ShotResult) -> str:
 
 def marked_times(s: ShotResult) -> set[str]:
     """The phases whose shown time is measured from an uncertain mark (a time not measured, "—", is not marked)."""
-    return {p for p in unsure_times(s.marks_confidence, s.release_confidence) if s.times_s.get(f"{p}_s") is not None}
+    return unsure_times(s.marks_confidence, s.release_confidence, s.times_s)
 
 
 def phases_line(s: ShotResult) -> str:

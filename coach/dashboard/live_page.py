@@ -381,9 +381,7 @@ def _shots(shots: list[ShotResult], pack: RulePack, lang: str) -> None:
 
 def unsure_hold(shot: ShotResult) -> bool:
     """The shot's hold time is measured from an uncertain mark (coach/results.py unsure_times)."""
-    return shot.times_s.get("hold_s") is not None and "hold" in unsure_times(
-        shot.marks_confidence, shot.release_confidence
-    )
+    return "hold" in unsure_times(shot.marks_confidence, shot.release_confidence, shot.times_s)
 
 
 def shot_head(shot: ShotResult, lang: str) -> str:

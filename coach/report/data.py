@@ -32,7 +32,7 @@ from ..store import Annotation, Archer, Store, StoredSession, StoredShot, TrendR
 from ..valuefmt import limits_text  # noqa: F401  (re-exported for the writers)
 from ..valuefmt import value_text as fmt_value
 from ..wording.machine import certainty_both
-from ..wording.text import MACHINE_TEXT
+from ..wording.text import label
 
 VERDICT_MARK = {"fault": "×", "pass": "✓", "not_assessable": "–", "dismissed": "×"}
 VERDICT_LABEL = {
@@ -334,9 +334,7 @@ def corrected_text(shot: dict) -> str:
 
 def unsure_phase_times(shot: dict) -> set[str]:
     """The phases whose stored time is measured from an uncertain mark (`coach.results.unsure_times`)."""
-    times = shot.get("phase_times_s") or {}
-    unsure = unsure_times(shot.get("marks_confidence"), shot.get("release_confidence"))
-    return {p for p in unsure if times.get(f"{p}_s") is not None}
+    return unsure_times(shot.get("marks_confidence"), shot.get("release_confidence"), shot.get("phase_times_s") or {})
 
 
 def phase_times_text(shot: dict) -> str:
@@ -344,14 +342,9 @@ def phase_times_text(shot: dict) -> str:
     measured from an uncertain mark marked "?" as the terminal marks it (UNSURE_TIME_NOTE says what it means)."""
     times, marked = shot.get("phase_times_s") or {}, unsure_phase_times(shot)
     return " · ".join(
-        f"{_phase_name(p)} {value_text(times.get(f'{p}_s'), 's')}{UNSURE_TIME_MARK if p in marked else ''}"
+        f"{label('phase_' + p)} {value_text(times.get(f'{p}_s'), 's')}{UNSURE_TIME_MARK if p in marked else ''}"
         for p in SHOWN_PHASES
     )
-
-
-def _phase_name(phase: str) -> str:
-    zh, en = MACHINE_TEXT[f"phase_{phase}"]
-    return f"{en} {zh}"
 
 
 def local_time(iso: str | None) -> str:

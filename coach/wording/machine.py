@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..results import uncertain_marks
-from .text import t
+from .text import label, t, word
 
 _REASONS = {
     "phase not reached in this shot": "why_phase",
@@ -123,7 +123,7 @@ def certainty_text(shot: dict, lang: str) -> list[str]:
     out = []
     conf = shot.get("release_confidence")
     if conf is not None:
-        signals = sep.join(_word("ev_" + e, e, lang) for e in shot.get("release_evidence") or [])
+        signals = sep.join(word("ev_" + e, lang, e) for e in shot.get("release_evidence") or [])
         key = "sure_release_seen" if signals else "sure_release"
         out.append(t(key, lang, conf=f"{conf:.2f}", signals=signals))
     unsure = uncertain_marks(shot.get("marks_confidence"), conf)
@@ -162,15 +162,8 @@ def consistency_both(measures: dict[str, float]) -> list[str]:
     for key, name, fmt in CONSISTENCY_SHOWN:
         v = measures.get(name)
         if v is not None and v == v:  # not NaN
-            out.append(f"{t(key, 'en')} {t(key, 'zh')} {fmt.format(v)}")
+            out.append(f"{label(key)} {fmt.format(v)}")
     return out
-
-
-def _word(key: str, fallback: str, lang: str) -> str:
-    try:
-        return t(key, lang)
-    except KeyError:
-        return fallback
 
 
 def reason_both(reason: str | None, first: str = "en") -> str:

@@ -259,3 +259,13 @@ def t(key: str, lang: str = "zh", **fmt) -> str:
     zh, en = MACHINE_TEXT[key]
     s = en if lang == "en" else zh
     return s.format(**fmt) if fmt else s
+
+
+def label(key: str, **fmt) -> str:
+    """A label in English, then in Chinese: "phases 階段" (the terminal summary, the reports)."""
+    return f"{t(key, 'en', **fmt)} {t(key, 'zh', **fmt)}"
+
+
+def word(key: str, lang: str, fallback: str) -> str:
+    """`key` worded in `lang`; `fallback` (the stored word, as written) where the table has no such key."""
+    return t(key, lang) if key in MACHINE_TEXT else fallback
