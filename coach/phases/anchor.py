@@ -209,8 +209,19 @@ def _settle_anchor(frames: Sequence[TrackFrame], shot: OpenShot, until_t: float)
     # jittery hold (handheld phone, MediaPipe noise) where the draw ended at once. The span tells.
     if at_span is None:
         return P.unrefined_conf
+    at_span = lo + _braked(motion, at_span - lo, hi - lo)
     s.anchor_at = Mark(buf[at_span].index, buf[at_span].t)
     return P.anchor_span_conf
+
+
+def _braked(motion: list[float], k: int, last: int) -> int:
+    """From position k of `motion`, on to where the draw hand stopped braking into the anchor: while the arms'
+    speed still falls by P.anchor_braking_ratio into the next frame, the draw has not ended. A hold the camera
+    shakes never looks as still as its quieter quarter, so the span alone placed the anchor, and the span
+    reaches the hold's while the hand still brakes (real05, handheld: 6 frames early)."""
+    while k < last and motion[k + 1] < P.anchor_braking_ratio * motion[k]:  # NaN compares False
+        k += 1
+    return k
 
 
 def _span_tol(hold: list[float], extent: float) -> float:

@@ -88,6 +88,11 @@ class TrackerParams:
     anchor_still_s: float = 0.2
     anchor_settle_max_s: float = 1.2
     anchor_settle_draw_frac: float = 0.7
+    # Where the arms never looked as still as the hold (the span alone places the anchor), the span reaches the
+    # hold's while the draw hand still brakes into the anchor: while its speed keeps falling by this ratio a frame,
+    # the draw has not ended. [O] real05 (handheld, hold shaken): 6 frames early at the span, 2 where it stopped
+    # braking; any ratio from 0.7 to 0.9 gives the same anchors on every real track.
+    anchor_braking_ratio: float = 0.8
     # A long hold: the anchor is placed once this much of it is seen, while the draw is still in the buffer
     # (buffer_s; real07 holds 7 s).
     anchor_refine_after_s: float = 3.0
