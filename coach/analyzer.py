@@ -37,65 +37,27 @@ from .phases import (
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices, uncertain_marks
+from .session_notes import (
+    ALONG_DEPTH_NOTE,
+    FIRST_SEEN_NOTE,
+    HAND_MISREAD_NOTE,
+    HEARD_LOST_NOTE,
+    HEARD_NOTE,
+    HIDDEN_HAND_NOTE,
+    LET_DOWN_NOTES,
+    MISREAD_NOTE,
+    OTHER_HAND_NOTE,
+    UNSEEN_NOTE,
+)
 from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
-# A full draw that was not shot is no shot: the report says so (coach/phases.py LetDown.reason).
-LET_DOWN_NOTES = {
-    "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
-    "a release; not judged as a shot",
-    "video_ended": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw until the video ended (or cut away), no "
-    "release seen; not judged as a shot",
-    "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
-    "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
-}
 # How far before the anchor the live view looks for the arms' own length (the raise and the draw).
 LIVE_VIEW_LOOKBACK_S = 2.0
-# A shot judged from an oblique view because its arrow pointed into the depth (coach/shot_view.py).
-ALONG_DEPTH_NOTE = (
-    "shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the rules "
-    "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
-    "the arrow to have them judged"
-)
-# A hold the pose saw no full draw in, whose release the string's sound told (coach/phases/heard.py).
-HEARD_NOTE = (
-    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the draw hand was not seen, but the string was heard at {t:.2f} s: "
-    "counted as shot {n}, timed by its sound; its other phases are unknown and its form was not judged"
-)
-HEARD_LOST_NOTE = (
-    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture lost the archer, but the string was heard "
-    "at {t:.2f} s: counted as shot {n}, its release timed by its sound"
-)
-UNSEEN_NOTE = (
-    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {dur:.1f} s but no full draw was seen (the draw "
-    "hand hidden or misplaced by the pose model); a shot there was not analysed"
-)
-# A shot whose archer was already at full draw when first seen (coach/phases/tracker.py: the clip starts there).
-FIRST_SEEN_NOTE = (
-    "shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not seen, "
-    "and the rules of the draw were not judged"
-)
-# A shot whose shoulders the pose read at a width the follow-through never shows, the torso unchanged (frames.py
-# ViewAfter.MISREAD): the same archer, misread through the hold.
-MISREAD_NOTE = (
-    "shot {n}: the pose read the archer's shoulders in the hold at a width the follow-through never shows, the torso "
-    "unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed from them "
-    "were not judged"
-)
-# A shot whose draw hand the pose misread in the hold and snapped back as the arrow left (phases/anchor.py
-# draw_leapt).
-HAND_MISREAD_NOTE = (
-    "shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
-    "left): its anchor and release are uncertain, and the rules timed from them were not judged"
-)
 # No shot found, and one hand hidden (under the visibility the analysis keeps) in at least this share of the frames
 # the archer was seen in: from behind, the draw hand is behind the head for the whole shot (real04: 96 %) and no
 # draw can be followed. Said, so that "no shots found" is not read as "the archer did not shoot".
 HIDDEN_HAND_SHARE = 0.5
-HIDDEN_HAND_NOTE = (
-    "the archer's {side} hand was hidden in {pct} % of the frames they were seen in (a view from behind, or the hand "
-    "out of the picture): a shot may have gone unseen; film from the front to have every shot found"
-)
 _WRISTS = (("left", INDEX["left_wrist"]), ("right", INDEX["right_wrist"]))
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
@@ -143,6 +105,7 @@ class Analyzer:
         self._hand_hidden = {side: 0 for side, _ in _WRISTS}  # frames with the archer but not this hand
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
         self._shot_notes: list[str] = []  # ALONG_DEPTH_NOTE, FIRST_SEEN_NOTE of the shots they concern
+        self._hands: list[str] = []  # each shot's draw hand, as the tracker read it
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -203,7 +166,7 @@ class Analyzer:
             if body.index % 15 == 0:
                 self._view = self._live_view(body.index)
         upd = self.tracker.push(body)
-        if self._handedness is None and self.tracker.handedness is not None:
+        if self.tracker.handedness not in (None, self._handedness):  # learned, or learned again (tracker.py)
             self._learn_handedness(self.tracker.handedness)
         vals, active = self.engine.push(body, upd.phase.value, self._view)
         for sp in upd.completed:
@@ -273,6 +236,7 @@ class Analyzer:
         if refine and self.release_refiner is not None and sp.release_frame is not None:
             sp = self.release_refiner(sp, self._time_of)
         view = self._shot_view(sp)
+        self._hands.append(sp.handedness)
         sp.marks_confidence = view.marks_confidence(sp.marks_confidence)
         if first_seen_drawn(sp.marks_confidence):
             self._shot_notes.append(FIRST_SEEN_NOTE.format(n=len(self.shots) + 1, a=sp.anchor_frame))
@@ -337,6 +301,12 @@ class Analyzer:
         share = hidden / self.frames_with_person
         return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
 
+    def _session_hand(self) -> str | None:
+        """The hand most shots were drawn with (the latest learned on a tie); the profile's where it gives one."""
+        if not self._hands:
+            return self._handedness
+        return max(("right", "left"), key=lambda h: (self._hands.count(h), h == self._handedness))
+
     def report(self, complete: bool = True) -> SessionReport:
         view = classify_view(self._ratios, self._legs)
         consistency, measures = self.engine.judge_session(self.shots, view.view)
@@ -350,6 +320,8 @@ class Analyzer:
             let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             notes.append(self._heard.get(("lost", k)) or let_down)
         notes += self._shot_notes
+        hand = self._session_hand()
+        notes += [OTHER_HAND_NOTE.format(n=k + 1, side=h) for k, h in enumerate(self._hands) if h != hand]
         for k, u in enumerate(self.tracker.unseen_draws):
             unseen = dict(a=u.first_frame, b=u.last_frame, ta=u.first_s, tb=u.last_s, dur=u.duration_s)
             notes.append(self._heard.get(("unseen", k)) or UNSEEN_NOTE.format(**unseen))
@@ -359,7 +331,7 @@ class Analyzer:
             frame_count=self.frames_seen,
             width=self.width,
             height=self.height,
-            handedness=self._handedness or "unknown",
+            handedness=hand or "unknown",
             handedness_source=self._handedness_source if self._handedness else "unknown",
             view=view.view,
             view_confidence=view.confidence,

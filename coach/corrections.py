@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .analyzer import LET_DOWN_NOTES
 from .errors import CoachError
 from .keyframes_again import key_frames_again
 from .rejudge import (
@@ -34,6 +33,7 @@ from .rejudge import (
     judge_session,
 )
 from .results import Finding, ShotResult, _num
+from .session_notes import LET_DOWN_NOTES
 from .store.records import StoredSession, StoredShot
 
 MOVE, DELETE, ADD, LET_DOWN = "move", "delete", "add", "let_down"

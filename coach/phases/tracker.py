@@ -45,6 +45,10 @@ class PhaseTracker:
         if handedness not in (None, "right", "left"):
             raise ValueError(f"handedness must be 'right', 'left' or None, not {handedness!r}")
         self.handedness: str | None = handedness
+        # Given (a profile): only that side is sought. Learned (the side of the last shot): every shot's full draw
+        # is still sought on both sides, the learned one first. MediaPipe can read a whole hold mirrored (a blurred
+        # first second of a webcam stream); that shot's side locked for the session would lose every later shot.
+        self._given = handedness is not None
         self._buf: deque[TrackFrame] = deque(maxlen=P.buffer_max_frames)
         self._state = TrackerState.SEEK
         self._shots = 0
@@ -128,6 +132,12 @@ class PhaseTracker:
     def _sides(self) -> tuple[str, ...]:
         return (self.handedness,) if self.handedness else ("right", "left")
 
+    def _seek_sides(self) -> tuple[str, ...]:
+        """The sides a full draw is sought on: the given one; else the learned one first, then the other."""
+        if self._given or self.handedness is None:
+            return self._sides()
+        return (self.handedness, "left" if self.handedness == "right" else "right")
+
     def _seek(self) -> None:
         buf = self._buf
         # Stillness needs the centred derivative, so the newest frame judged is P.anchor_deriv_half_s back.
@@ -135,7 +145,7 @@ class PhaseTracker:
         f = buf[i]
         if f.index <= self._floor_index:
             return
-        for side in self._sides():
+        for side in self._seek_sides():
             ok = anchor_pose(f, side) and _still_at_anchor(buf, i, side)
             if not ok:
                 self._run[side] = -1
@@ -159,7 +169,7 @@ class PhaseTracker:
     def _lost_at_anchor(self) -> bool:
         """A shot whose full draw the picture lost as the hand came to the face (`anchor.lost_at_anchor`), opened
         at the last frame seen before: the frame just back is then the hold's (still drawn, or already released)."""
-        found = lost_at_anchor(self._buf, len(self._buf) - 1, self._sides(), self._floor_index)
+        found = lost_at_anchor(self._buf, len(self._buf) - 1, self._seek_sides(), self._floor_index)
         if found is not None:
             self._start_shot(*found)
             self._shot.lost_at_anchor = True
@@ -213,7 +223,7 @@ class PhaseTracker:
         return True
 
     def _start_shot(self, anchor_i: int, side: str, draw_seen: bool = True) -> None:
-        self.handedness = self.handedness or side
+        self.handedness = side  # given: the only side sought
         buf = list(self._buf)
         floor_i = 0
         while floor_i < anchor_i and buf[floor_i].index <= self._floor_index:

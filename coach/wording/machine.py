@@ -34,11 +34,11 @@ _UNSEEN = re.compile(
 _HEARD_LOST = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): full draw, then the picture lost the archer, but the "
     r"string was heard at (?P<t>[\d.]+) s: counted as shot (?P<n>\d+)"
-)  # coach/analyzer.py HEARD_LOST_NOTE
+)  # coach/session_notes.py HEARD_LOST_NOTE
 _HEARD = re.compile(
     r"^frames \d+–\d+ \((?P<t0>[\d.]+)–(?P<t1>[\d.]+) s\): the draw hand was not seen, but the string was heard at "
     r"(?P<t>[\d.]+) s: counted as shot (?P<n>\d+)"
-)  # coach/analyzer.py HEARD_NOTE
+)  # coach/session_notes.py HEARD_NOTE
 _TRUNCATED = re.compile(r"^video ended after (?P<n>\d+) of (?P<total>\d+) frames")
 _SAMPLED = re.compile(
     r"^adaptive analysis: the pose model ran on (?P<runs>\d+) of (?P<frames>\d+) frames; (?P<sparse>\d+) frames in "
@@ -47,14 +47,17 @@ _SAMPLED = re.compile(
 _ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \(the bow arm seen at (?P<pct>\d+) %")
 _FIRST_SEEN = re.compile(
     r"^shot (?P<n>\d+): the archer was already at full draw when first seen \(frame (?P<a>\d+)\)"
-)  # coach/analyzer.py FIRST_SEEN_NOTE
+)  # coach/session_notes.py FIRST_SEEN_NOTE
 _MISREAD = re.compile(
     r"^shot (?P<n>\d+): the pose read the archer's shoulders in the hold at a width the follow-through never shows"
-)  # coach/analyzer.py MISREAD_NOTE
+)  # coach/session_notes.py MISREAD_NOTE
 _HAND_MISREAD = re.compile(r"^shot (?P<n>\d+): the pose misread the draw hand in the hold")  # HAND_MISREAD_NOTE
+_OTHER_HAND = re.compile(
+    r"^shot (?P<n>\d+): read as drawn with the (?P<side>left|right) hand, unlike the session's other shots"
+)  # coach/session_notes.py OTHER_HAND_NOTE
 _HIDDEN_HAND = re.compile(
     r"^the archer's (?P<side>left|right) hand was hidden in (?P<pct>\d+) % of the frames"
-)  # coach/analyzer.py HIDDEN_HAND_NOTE
+)  # coach/session_notes.py HIDDEN_HAND_NOTE
 _INCOMPLETE = re.compile(r"^incomplete session: the analysis stopped after (?P<n>\d+) completed shot")
 _ERRORS = {
     "no such file": "err_no_file",
@@ -202,6 +205,7 @@ def note_text(note: str, lang: str) -> str:
         (_FIRST_SEEN, "note_first_seen_drawn"),
         (_MISREAD, "note_shoulders_misread"),
         (_HAND_MISREAD, "note_hand_misread"),
+        (_OTHER_HAND, "note_other_hand"),
     ):
         m = pattern.match(note)
         if m:

@@ -178,6 +178,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "Shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
         "left): its anchor and release are uncertain, and the rules timed from them were not judged.",
     ),
+    "note_other_hand": (
+        "第 {n} 箭：讀成以{side}手開弓，與這一節的其他箭不同（姿勢模型可能把畫面讀成了左右顛倒）：這一箭是按{side}手開弓判斷的。",
+        "Shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "
+        "its picture mirrored): it was judged as a {side}-handed draw.",
+    ),
     "note_hidden_hand": (
         "射手的{side}手在看得到人的畫面中有 {pct}% 被遮住（從背後拍攝，或手在畫面外）：可能有射出的箭沒被看到；"
         "從正面拍攝才能找到每一箭。",

@@ -6,10 +6,10 @@ them are not judged (`frames.view_after`)."""
 
 from __future__ import annotations
 
-from coach.analyzer import MISREAD_NOTE
 from coach.landmarks import LEFT_SHOULDER, RIGHT_SHOULDER
 from coach.pipeline import analyze_track
 from coach.results import MIN_MARK_CONFIDENCE, NOT_ASSESSABLE
+from coach.session_notes import MISREAD_NOTE
 from coach.wording.machine import note_text
 from tests.unit.phases.test_phases import ShotPlan, make_track, run
 

@@ -1,0 +1,61 @@
+"""The session notes the analysis writes (coach/analyzer.py), in English and in a fixed form: the report keeps
+them as written, and coach/wording/machine.py recognises each form and words it in Chinese and English. A note's
+wording changes here and in machine.py's pattern together."""
+
+from __future__ import annotations
+
+# A full draw that was not shot is no shot: the report says so (coach/phases/shot.py LetDown.reason).
+LET_DOWN_NOTES = {
+    "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
+    "a release; not judged as a shot",
+    "video_ended": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw until the video ended (or cut away), no "
+    "release seen; not judged as a shot",
+    "view_lost": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture changed as the hand moved (an "
+    "edit's cut or the camera swung away): whether an arrow left cannot be told; not judged as a shot",
+}
+# A shot judged from an oblique view because its arrow pointed into the depth (coach/shot_view.py).
+ALONG_DEPTH_NOTE = (
+    "shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the rules "
+    "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
+    "the arrow to have them judged"
+)
+# A hold the pose saw no full draw in, whose release the string's sound told (coach/phases/heard.py).
+HEARD_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the draw hand was not seen, but the string was heard at {t:.2f} s: "
+    "counted as shot {n}, timed by its sound; its other phases are unknown and its form was not judged"
+)
+HEARD_LOST_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): full draw, then the picture lost the archer, but the string was heard "
+    "at {t:.2f} s: counted as shot {n}, its release timed by its sound"
+)
+UNSEEN_NOTE = (
+    "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the bow arm was up for {dur:.1f} s but no full draw was seen (the draw "
+    "hand hidden or misplaced by the pose model); a shot there was not analysed"
+)
+# A shot whose archer was already at full draw when first seen (coach/phases/tracker.py: the clip starts there).
+FIRST_SEEN_NOTE = (
+    "shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not seen, "
+    "and the rules of the draw were not judged"
+)
+# A shot whose shoulders the pose read at a width the follow-through never shows, the torso unchanged (frames.py
+# ViewAfter.MISREAD): the same archer, misread through the hold.
+MISREAD_NOTE = (
+    "shot {n}: the pose read the archer's shoulders in the hold at a width the follow-through never shows, the torso "
+    "unchanged (the pose misread the archer): its anchor and release are uncertain, and the rules timed from them "
+    "were not judged"
+)
+# A shot whose draw hand the pose misread in the hold and snapped back as the arrow left (phases/anchor.py
+# draw_leapt).
+HAND_MISREAD_NOTE = (
+    "shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
+    "left): its anchor and release are uncertain, and the rules timed from them were not judged"
+)
+# A shot read as drawn with the other hand than most of the session's (tracker.py learns the hand from each shot).
+OTHER_HAND_NOTE = (
+    "shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "
+    "its picture mirrored): it was judged as a {side}-handed draw"
+)
+HIDDEN_HAND_NOTE = (
+    "the archer's {side} hand was hidden in {pct} % of the frames they were seen in (a view from behind, or the hand "
+    "out of the picture): a shot may have gone unseen; film from the front to have every shot found"
+)
