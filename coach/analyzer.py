@@ -180,12 +180,14 @@ class Analyzer:
         return result
 
     def _learn_handedness(self, handedness: str) -> None:
-        """The first anchor tells which hand draws; re-label what is buffered so the shot is judged right."""
+        """Each anchor tells which hand draws; re-label what is buffered of this shot so it is judged right (the
+        shots before it were judged already, on their own hand)."""
         self._handedness = handedness
         self.bodies.set_handedness(handedness)
         sides = SIDES[handedness]
+        after = max((s.end_frame for s in self.shots[-1:] if s.end_frame is not None), default=-1)
         for s in self.engine.buffer:
-            if s.body.sides is not sides:
+            if s.body.index > after and s.body.sides is not sides:
                 s.body.sides = sides
                 s.values = self.engine.measure(s.body)
 
