@@ -260,7 +260,7 @@ def run_window(
             if len(shots) > seen_shots:
                 view.shot_done(shots[-1], now)
             seen_shots = len(shots)
-            if session.analyzer is not None and session.analyzer.handedness:  # learnt at the first anchor
+            if session.analyzer is not None and session.analyzer.handedness:  # learnt at each anchor
                 view.overlay.handedness = view.replay_overlay.handedness = session.analyzer.handedness
             view.state.paused = session.paused
             view.state.session = session.session_no
