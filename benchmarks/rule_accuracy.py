@@ -60,7 +60,9 @@ def _truth_phase_report(track, truth: dict, pack, profile):
     for pf in track.frames:
         a.push_pose(pf)
     a.finish()
+    hand = a.handedness or "right"
     a.shots.clear()
+    a._hands.clear()  # the tracker's shots, with the report's count of them
     for s in truth["shots"]:
         # the truth's marks, with ShotPhases' defaults for what only the tracker or the sound can tell
         defaults = dict(
@@ -71,6 +73,7 @@ def _truth_phase_report(track, truth: dict, pack, profile):
             shoulders_misread=False,
             hand_misread=False,
             anchor_from_frame=None,
+            handedness=hand,
         )
         a._complete(SimpleNamespace(**defaults, marks_confidence={}, **s, complete=True, release_source="truth"))
     return a.report()
