@@ -61,8 +61,7 @@ def _truth_phase_report(track, truth: dict, pack, profile):
         a.push_pose(pf)
     a.finish()
     hand = a.handedness or "right"
-    a.shots.clear()
-    a._hands.clear()  # the tracker's shots, with the report's count of them
+    a.forget_shots()
     for s in truth["shots"]:
         # the truth's marks, with ShotPhases' defaults for what only the tracker or the sound can tell
         defaults = dict(

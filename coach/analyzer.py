@@ -303,6 +303,12 @@ class Analyzer:
         share = hidden / self.frames_with_person
         return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
 
+    def forget_shots(self) -> None:
+        """Drop the shots judged so far, and the hands they were drawn with (a benchmark judging given phases on
+        the same frames instead: benchmarks/rule_accuracy.py --truth-phases)."""
+        self.shots.clear()
+        self._hands.clear()
+
     def _session_hand(self) -> str | None:
         """The hand most shots were drawn with (the latest learned on a tie); the profile's where it gives one."""
         if not self._hands:
