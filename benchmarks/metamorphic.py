@@ -98,8 +98,20 @@ def _faults(shot) -> set[str]:
     return {f.rule for f in shot.findings if f.verdict == "fault"}
 
 
+def _phase_uncertain(shot) -> set[str]:
+    """The rules of `shot` not judged because a phase mark they rest on is uncertain."""
+    from coach.engine import PHASE_UNCERTAIN
+
+    return {
+        f.rule for f in shot.findings if f.verdict == "not_assessable" and (f.reason or "").startswith(PHASE_UNCERTAIN)
+    }
+
+
 def compare(base, moved, scale: float) -> str:
-    """'same' (or 'same, uncertain: ...' where a moved release is said uncertain), or what differs."""
+    """'same' (or 'same, uncertain: ...' where either reading said the shot uncertain), or what differs. Uncertain
+    goes both ways: the transform may hide what the original showed, and the original may be the reading the pose
+    model lost (stance_high shot 2's draw hand, hidden in the original and seen at 480p); a fault against a pass,
+    or a sure release moved, is a difference either way."""
     from coach.results import MIN_MARK_CONFIDENCE
 
     if len(moved.shots) != len(base.shots):
@@ -109,12 +121,18 @@ def compare(base, moved, scale: float) -> str:
         if b.release_frame is not None and (
             m.release_frame is None or abs(m.release_frame - b.release_frame * scale) > 1
         ):
-            # Said uncertain (the transform hid the moment it left), its rules not judged: allowed, and shown.
-            said = unsure if (m.release_confidence or 0.0) < MIN_MARK_CONFIDENCE else out
+            # Said uncertain (the transform hid the moment it left, or the original did), its rules not judged:
+            # allowed, and shown.
+            either = min(m.release_confidence or 0.0, b.release_confidence or 0.0)
+            said = unsure if either < MIN_MARK_CONFIDENCE else out
             said.append(f"shot {b.index + 1} release {b.release_frame} -> {m.release_frame}")
         new = _faults(m) - _faults(b)
-        if new:
-            out.append(f"shot {b.index + 1} new faults {sorted(new)}")
+        if new - _phase_uncertain(b):
+            out.append(f"shot {b.index + 1} new faults {sorted(new - _phase_uncertain(b))}")
+        if new & _phase_uncertain(b):
+            unsure.append(
+                f"shot {b.index + 1} faults where the original's phase was uncertain {sorted(new & _phase_uncertain(b))}"
+            )
         verdicts = {f.rule: f.verdict for f in m.findings}
         passing = [r for r in _faults(b) - _faults(m) if verdicts.get(r) != "not_assessable"]
         if passing:

@@ -9,7 +9,10 @@ the head's shadow, is often seen (real06: 0.5-0.66). When the bow arm was raised
   not hanging below it — and still (`_drawn`, `_elbow_anchor`);
 - the release: the elbow's sudden move forward (towards the bow hand) or down relative to the draw shoulder, as
   the string leaves and the hand flies round behind the neck, not undone in the frames after it
-  (`_elbow_release`). Expansion through the clicker moves the elbow back, aiming moves it slowly: neither counts.
+  (`_elbow_release`). Expansion through the clicker moves the elbow back, aiming moves it slowly: neither counts;
+- or the release told by the hand itself: hidden at full draw, it is seen again flown back past the face and stays
+  away (`_hand_seen_back`; filmed from above, the head hides the hand at the anchor: stance_high shot 2). The string
+  left while it was hidden, at the latest there.
 
 Everything is relative to the draw shoulder and in shoulder widths, so the phone's pan and zoom cancel out. The
 marks it finds are never sure (P.elbow_*_conf < results.MIN_MARK_CONFIDENCE): the rules resting on them are not
@@ -19,12 +22,12 @@ judged, and the rules that need the draw hand have no hand to measure (not asses
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .frames import ArcherSize, TrackFrame, ViewAfter, _rate, find, view_after
+from .frames import ArcherSize, TrackFrame, ViewAfter, _ahead, _face_dist, _rate, find, view_after
 from .params import P
 from .shot import LetDown, ShotPhases, UnseenDraw
 
@@ -39,7 +42,7 @@ class ElbowShot:
     anchor_conf: float  # P.elbow_anchor_conf when the elbow was seen arriving, else 0 (at full draw by then)
     release_i: int
     release_conf: float
-    evidence: tuple[str, ...]  # "draw_elbow", and "bow_arm" when the bow hand fell with it
+    evidence: tuple[str, ...]  # "draw_elbow" or "draw_hand" (seen flown back), and "bow_arm" when the bow hand fell
 
 
 def _back(g: TrackFrame, side: str) -> np.ndarray | None:
@@ -141,26 +144,29 @@ def _hold_back(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> np.nda
     return v / n if n > 0 else None
 
 
-def _stayed_away(buf: Sequence[TrackFrame], k: int, side: str) -> bool | None:
-    """Later in P.release_confirm_s after the jump into buf[k], is the elbow still off where it left (True), back
-    there (False: a twitch), or was nothing seen (None: the picture lost the archer)? An elbow the pose lost with
-    the archer in view has gone behind the body: away."""
-    left_from = buf[k - 1].raw_draw_elbow(side)
+def _stays_away(buf: Sequence[TrackFrame], k: int, away: Callable[[TrackFrame], bool]) -> bool | None:
+    """In the second half of the P.release_confirm_s after the jump into buf[k], is what jumped still `away` on most
+    frames the archer is seen in (True), back (False: a twitch, or a hidden point misplaced for a frame), or was
+    nothing seen (None: the picture lost the archer)?"""
     t0 = buf[k].t
-    away = near = 0
-    for g in buf[k + 1 :]:
-        if g.t - t0 > P.release_confirm_s + 1e-6:
-            break
-        if g.t - t0 < P.release_confirm_s / 2 - 1e-6 or not g.sw_px > 0:
-            continue
+    votes = [
+        away(g)
+        for g in buf[k + 1 :]
+        if P.release_confirm_s / 2 - 1e-6 <= g.t - t0 <= P.release_confirm_s + 1e-6 and g.sw_px > 0
+    ]
+    return sum(votes) > len(votes) / 2 if votes else None
+
+
+def _stayed_away(buf: Sequence[TrackFrame], k: int, side: str) -> bool | None:
+    """Is the elbow still off where it left before the jump into buf[k] (`_stays_away`)? An elbow the pose lost
+    with the archer in view has gone behind the body: away."""
+    left_from = buf[k - 1].raw_draw_elbow(side)
+
+    def away(g: TrackFrame) -> bool:
         e = g.raw_draw_elbow(side)
-        if np.isnan(e[0]) or math.hypot(*(e - left_from)) >= P.elbow_confirm_sw:
-            away += 1
-        else:
-            near += 1
-    if away + near == 0:
-        return None
-    return away > near
+        return bool(np.isnan(e[0]) or math.hypot(*(e - left_from)) >= P.elbow_confirm_sw)
+
+    return _stays_away(buf, k, away)
 
 
 def _bow_fell(buf: Sequence[TrackFrame], hold_lo: int, k: int, side: str) -> bool:
@@ -202,6 +208,46 @@ def _elbow_release(buf: Sequence[TrackFrame], anchor_i: int, hi: int, side: str)
     return None
 
 
+def _flown_back(g: TrackFrame, side: str) -> bool:
+    """The draw hand seen past the face, behind it (away from the bow hand) and about level with the shoulders:
+    where a release flies it, and where no draw or let-down puts it."""
+    draw = g.wrists(side)[1]
+    if np.isnan(draw[0]):
+        return False
+    return _face_dist(g, draw) >= P.anchor_face_max_sw and _ahead(g, side) < 0 and abs(draw[1]) < P.raise_level_below_sw
+
+
+def _hand_seen_back(buf: Sequence[TrackFrame], anchor_i: int, hi: int, side: str) -> tuple[int, bool | None] | None:
+    """The release told by the draw hand itself: hidden at full draw, seen again flown back past the face
+    (`_flown_back`) and staying there, in the last P.follow_max_s before the bow arm was last seen up (buf[hi]).
+    The string left while the hand was hidden: at the latest where it is seen again. (position, stayed back: True,
+    or None for the picture lost) or None."""
+    t_end = buf[hi].t
+    for k in range(anchor_i + 1, len(buf)):
+        g = buf[k]
+        if g.t > t_end + P.raised_gap_s + 1e-6:
+            break
+        if t_end - g.t > P.follow_max_s + 1e-6 or not np.isnan(buf[k - 1].wrists(side)[1][0]):
+            continue
+        if not _flown_back(g, side):
+            continue
+        stayed = _stays_away(buf, k, lambda f: _flown_back(f, side))
+        if stayed is False:
+            continue
+        return k, stayed
+    return None
+
+
+def _release(buf: Sequence[TrackFrame], anchor_i: int, hi: int, side: str) -> tuple[int, float, str] | None:
+    """The first release told, by the elbow's jump or by the hand seen flown back: (position, how sure, evidence)."""
+    told = []
+    if (e := _elbow_release(buf, anchor_i, hi, side)) is not None:
+        told.append((e[0], P.elbow_release_conf if e[1] else P.elbow_release_lost_conf, "draw_elbow"))
+    if (h := _hand_seen_back(buf, anchor_i, hi, side)) is not None:
+        told.append((h[0], P.hand_back_release_conf if h[1] else P.elbow_release_lost_conf, "draw_hand"))
+    return min(told) if told else None
+
+
 def elbow_shot(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> ElbowShot | None:
     """The shot the draw elbow tells of while the bow arm was up from buf[lo] to buf[hi] with no anchor found
     from the hand, or None: its full draw, and the release that ended it."""
@@ -209,12 +255,11 @@ def elbow_shot(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> ElbowS
     if anchor is None:
         return None
     anchor_i, anchor_conf = anchor
-    found = _elbow_release(buf, anchor_i, hi, side)
+    found = _release(buf, anchor_i, hi, side)
     if found is None:
         return None
-    k, stayed = found
-    conf = P.elbow_release_conf if stayed else P.elbow_release_lost_conf
-    evidence = ("draw_elbow",)
+    k, conf, told = found
+    evidence: tuple[str, ...] = (told,)
     if _bow_fell(buf, anchor_i, k, side):
         evidence += ("bow_arm",)
     draw_i = _elbow_draw_start(buf, lo, anchor_i, side) if anchor_conf > 0 else None

@@ -235,6 +235,9 @@ class TrackerParams:
     elbow_anchor_conf: float = 0.3  # the elbow seen arriving at full draw (else 0: only "at full draw by then")
     elbow_release_conf: float = 0.45  # the elbow stayed away after its jump
     elbow_release_lost_conf: float = 0.35  # the picture lost the archer right after the jump
+    # The hand hidden at full draw and seen again flown back past the face (`elbow._hand_seen_back`): the string
+    # left while it was hidden, some frames before (the hand is seen mid-flight or at its end).
+    hand_back_release_conf: float = 0.4
     elbow_raise_conf: float = 0.3  # the raise: where the bow arm was first seen up (its start was before)
 
     @property

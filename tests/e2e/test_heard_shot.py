@@ -18,15 +18,17 @@ from coach.pose_frame import load_posetrack
 from coach.results import FAULT, PASS
 from coach.synth.audio import RATE, synth_soundtrack
 from coach.wording.machine import note_text
+from tests.support.hidden import HIDDEN_SHOT, stance_high_hand_hidden
 from tests.support.paths import GOLDEN, REALPOSE, ROOT
 
-HIDDEN = GOLDEN / "stance_high.pose.json.gz"  # shot 1's draw hand is misplaced for the whole hold (unseen draw)
-HIDDEN_SHOT = 1
+HIDDEN = GOLDEN / "stance_high.pose.json.gz"  # shot 1's draw hand is misplaced or hidden for the whole hold
 
 
 @pytest.fixture(scope="module")
 def track():
-    return load_posetrack(HIDDEN)
+    """stance_high with shot 1's draw hand hidden through its follow-through as well: the pose alone sees no
+    release (seen again flown back from the face, the hand would tell of one)."""
+    return stance_high_hand_hidden()
 
 
 def _sound(track, releases: list[int], seed: int = 3):
@@ -145,7 +147,8 @@ def test_a_heard_shot_is_stored_and_reviewed_in_both_languages(tmp_path, monkeyp
 @pytest.mark.e2e
 def test_on_a_video_with_its_sound_the_hidden_shot_is_heard(tmp_path) -> None:
     """stance_high.mp4 with a soundtrack (the string's crack at each true release): the real model, the real
-    sound decoding, the adaptive sampler: three shots, the one whose draw hand the model misplaced heard."""
+    sound decoding, the adaptive sampler: three shots, the one whose draw hand the model misplaced or hid timed by
+    its sound."""
     from coach.synth.audio import add_soundtrack
     from tests.support.paths import SAMPLES
 
@@ -159,8 +162,7 @@ def test_on_a_video_with_its_sound_the_hidden_shot_is_heard(tmp_path) -> None:
     assert res.returncode == 0, res.stderr
     shots = json.loads(out.read_text("utf-8"))["shots"]
     assert [abs(s["release_frame"] - t["release_frame"]) <= 2 for s, t in zip(shots, truth["shots"])] == [True] * 3
-    assert [s["release_source"] for s in shots][HIDDEN_SHOT] == "sound"
-    assert "the string was heard" in res.stdout
+    assert "sound" in shots[HIDDEN_SHOT]["release_source"], shots[HIDDEN_SHOT]
 
 
 # ---- a full draw the picture lost -------------------------------------------------------------------------

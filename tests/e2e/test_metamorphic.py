@@ -32,6 +32,10 @@ TRANSFORMS = {
 KNOWN_MISSES = {
     ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
     "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
+    ("stance_high", "half_rate"): "shot 2's draw hand is hidden for the whole hold; at the full rate the draw elbow "
+    "shows the full draw and the hand seen flown back the release (coach/phases/elbow.py), but at half the rate "
+    "the elbow never reads still for 0.2 s (MediaPipe jitters it 0.1-0.3 U a frame there, and drops the archer on "
+    "7 of the hold's 16 frames): the shot is noted as a full draw not seen, not counted",
 }
 
 

@@ -34,9 +34,12 @@ DRAW_TEMPO_FAST_S, DRAW_TEMPO_SLOW_S = 1.2, 4.5  # posture_rules draw_tempo thre
 
 # (clip, truth shot) -> why no shot can be found there.
 HIDDEN_SHOTS = {
-    ("stance_high", 1): "MediaPipe folds the upper body (shoulders 0.16 wide) over the whole hold, 343-387",
+    ("stance_high", 1): "MediaPipe folds the upper body (shoulders 0.16 wide) over the whole hold, 343-387, and "
+    "loses the draw hand there. Recorded, the draw elbow shows the full draw and the hand, seen again flown back "
+    "from the face at 388, the release (coach/phases/elbow.py). Live, the one-euro filter never lets the elbow "
+    "read still for 0.2 s (MediaPipe jitters it 0.1-0.3 U a frame in that hold): no full draw to shoot from",
 }
-HIDDEN_MODES: dict[tuple[str, int], tuple[str, ...]] = {}
+HIDDEN_MODES: dict[tuple[str, int], tuple[str, ...]] = {("stance_high", 1): ("live",)}
 
 # (clip, truth shot, mode) -> why the release is off by more than the tolerance.
 RELEASE_MISSES = {
@@ -57,6 +60,8 @@ DRAW_MISSES = {
     "archer and the anchor is the last frame seen before it (531, 22 early), said uncertain (0.3): draw_tempo is "
     "not judged",
     ("fault_bow_arm", 1, "live"): "draw start 15 frames early (bent bow arm keeps moving at the set)",
+    ("stance_high", 1, "recorded"): "the draw hand hidden from the anchor on: the anchor is where the draw elbow "
+    "came to rest (358, 16 late) and the draw start where it left the set (341), both uncertain (0.3)",
     ("bystander", 0, "live"): "MediaPipe puts the draw hand at the face during the set (68-80); the draw "
     "that follows is seen as a redraw, but the one-euro lag leaves the draw start 0.5 s early",
     ("bystander", 1, "live"): "draw start 12 frames early, anchor 7 late",
@@ -74,6 +79,8 @@ RAISE_MISSES = {
     ("fault_bow_hand", 0, "live"): "as recorded",
     ("stance_high", 0, "recorded"): "high camera: the bow arm rises only 0.3 U in the image before the set",
     ("stance_high", 0, "live"): "as recorded",
+    ("stance_high", 1, "recorded"): "the draw hand hidden from the anchor on: the raise is where the bow arm was "
+    "first seen up with no anchor (302, truth 252), uncertain (0.3)",
     ("fault_hold", 0, "live"): "the one-euro filter blurs the end of the raise into the set",
 }
 
@@ -173,8 +180,8 @@ def test_raise_start(name: str, mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_hidden_full_draw_is_owned_up_to(mode: str) -> None:
-    """Where MediaPipe hides a whole shot's draw hand (the listed hidden shots), the tracker notes the bow
-    arm held up with no full draw seen, over that shot's hold; nowhere else, on any clip."""
+    """Where MediaPipe hides a whole shot's draw hand (the listed hidden shots, in the modes listed), the tracker
+    notes the bow arm held up with no full draw seen, over that shot's hold; nowhere else, on any clip."""
     from coach.phases import PhaseTracker
 
     noted = []
@@ -189,12 +196,23 @@ def test_a_hidden_full_draw_is_owned_up_to(mode: str) -> None:
             shots = enumerate(truth["shots"])
             hidden = [i for i, t in shots if u.first_frame <= t["anchor_frame"] and t["release_frame"] <= u.last_frame]
             noted.append((name, hidden))
-    assert noted == [(name, [i]) for name, i in sorted(HIDDEN_SHOTS)]
+    assert noted == [(name, [i]) for name, i in sorted(HIDDEN_SHOTS) if mode in HIDDEN_MODES.get((name, i), MODES)]
 
 
-def test_the_report_notes_the_shot_it_could_not_see() -> None:
+def test_a_draw_hand_hidden_at_full_draw_and_seen_flown_back_is_a_shot_said_uncertain() -> None:
+    """stance_high shot 2, filmed from above: MediaPipe loses the draw hand at the face for the whole hold and
+    finds it again flown back past the face as the string leaves. The shot is counted, its release where the hand
+    is seen again (the truth's frame), none of its marks sure: none of its rules is judged and no note says a full
+    draw went unseen."""
     from coach.pipeline import analyze_track
+    from coach.results import FAULT, PASS
 
-    report = analyze_track(load_posetrack(GOLDEN / "stance_high.pose.json.gz"))
-    assert len(report.shots) == 2
-    assert any("no full draw was seen" in n for n in report.notes), report.notes
+    track = load_posetrack(GOLDEN / "stance_high.pose.json.gz")
+    truth = track.meta["truth"]["shots"]
+    report = analyze_track(track)
+    assert [abs(s.release_frame - t["release_frame"]) <= 1 for s, t in zip(report.shots, truth)] == [True] * 3
+    hidden = report.shots[1]
+    assert hidden.release_evidence == ["draw_hand"] and hidden.release_confidence < 0.5, hidden
+    assert all(c < 0.5 for c in hidden.marks_confidence.values()), hidden.marks_confidence
+    assert [f.rule for f in hidden.findings if f.verdict in (PASS, FAULT)] == []
+    assert not any("no full draw was seen" in n for n in report.notes), report.notes

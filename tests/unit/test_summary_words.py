@@ -32,7 +32,8 @@ def faulty() -> SessionReport:
 
 @pytest.fixture(scope="module")
 def high() -> SessionReport:
-    """stance_high: filmed from above (rules not judged, with reasons), a note, both shots' draw starts uncertain."""
+    """stance_high: filmed from above (rules not judged, with reasons), the draw starts of the shots the hand showed
+    uncertain."""
     return _analysed("stance_high")
 
 
@@ -191,14 +192,16 @@ def test_the_question_mark_is_explained_only_when_shown():
 
 
 def test_a_real_shot_with_an_uncertain_draw_start_is_marked_as_its_certainty_line_says(high):
-    """stance_high, seen from above: the draw start of each shot is uncertain (its certainty line says so); the
+    """stance_high, seen from above: the draw start of each shot the hand showed is uncertain (its certainty line says so); the
     draw's time is marked, the hold's (anchor to release, both sure) is not; the same from the stored report
     (`coach sessions show`)."""
     for report in (high, SessionReport.from_json(high.to_json())):
         text = format_report(report, PACK)
         blocks = text.split("\nShot ")[1:]
-        assert len(blocks) == len(report.shots) == 2
+        assert len(blocks) == len(report.shots) == 3
         for shot, block in zip(report.shots, blocks):
+            if shot.release_confidence < 0.5:
+                continue  # shot 2: the draw hand hidden at full draw, no mark sure (tests/e2e/test_phases_synth.py)
             assert "Uncertain: draw start" in block and "不確定：開弓起點" in block
             (line,) = [ln for ln in block.splitlines() if ln.startswith("  phases 階段: ")]
             assert f"draw 開弓 {shot.times_s['draw_s']:.2f} s?" in line
