@@ -17,7 +17,7 @@ from posture_rules.pack import Rule, RulePack
 from .kinematics import Body
 from .metrics import METRICS, ShotFrames
 from .metrics.registry import MIN_MEASURED_SHARE
-from .phases import PHASE_MARKS, READY_PHASES, READY_S, phase_windows
+from .phases import PHASE_MARKS, READY_PHASES, READY_S, first_seen_drawn, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
 # The measures every shot keeps for the session (beside its rules' own), and the marks each is taken between.
@@ -244,6 +244,7 @@ class RuleEngine:
             windows["hold"][0] if "hold" in windows else None,
         )
         measures: dict[str, float] = {}
+        drawn_unseen = first_seen_drawn(getattr(shot, "marks_confidence", None) or {})
         for r in self.shot_rules:
             v = measures.get(r.metric)
             if v is None:
@@ -251,7 +252,8 @@ class RuleEngine:
             found = self._unsure(r, windows, unsure, every=False) or self._judge_value(
                 r, v, windows, view, off_view=off_view
             )
-            findings.append(self._over_anchor_range(r, found, frames, getattr(shot, "anchor_from_frame", None), view))
+            found = self._over_anchor_range(r, found, frames, getattr(shot, "anchor_from_frame", None), view)
+            findings.append(self._timed_from_first_seen(r, found) if drawn_unseen else found)
         for m in MEASURE_MARKS:
             if m not in measures:
                 measures[m] = float(METRICS[m].fn(frames))
@@ -260,9 +262,18 @@ class RuleEngine:
         for m, marks in MEASURE_MARKS.items():
             rests_on.setdefault(m, set()).update(marks)
         for m, marks in rests_on.items():
-            if marks & unsure:
+            if marks & unsure or (drawn_unseen and m in ANCHOR_TIMED):
                 measures[m] = math.nan
         return findings, measures
+
+    @staticmethod
+    def _timed_from_first_seen(r: Rule, found: Finding) -> Finding:
+        """A duration from the anchor of a shot whose archer was first seen at full draw (`first_seen_drawn`: the
+        clip starts there, or the picture found them drawn): full draw was reached before that frame, so the hold
+        was at least as long as measured, and maybe much longer. Not assessable: never a hold "too short"."""
+        if r.metric not in ANCHOR_TIMED or found.verdict == NOT_ASSESSABLE:
+            return found
+        return replace(found, verdict=NOT_ASSESSABLE, value=None, reason=f"{PHASE_UNCERTAIN}: anchor")
 
     def _over_anchor_range(self, r: Rule, found: Finding, frames: ShotFrames, early: int | None, view: str) -> Finding:
         """`found` judged again with the draw ended at `early` (ANCHOR_TIMED): "not assessable: phase uncertain"

@@ -35,7 +35,7 @@ UNSEEN_NOTE = (
 # A shot whose archer was already at full draw when first seen (coach/phases/tracker.py: the clip starts there).
 FIRST_SEEN_NOTE = (
     "shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not seen, "
-    "and the rules of the draw were not judged"
+    "and neither the rules of the draw nor the hold's length were judged"
 )
 # A shot whose shoulders the pose read at a width the follow-through never shows, the torso unchanged (frames.py
 # ViewAfter.MISREAD): the same archer, misread through the hold.

@@ -162,9 +162,9 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "square to the arrow to have them judged.",
     ),
     "note_first_seen_drawn": (
-        "第 {n} 箭：第一次看到射手時已經滿弓（第 {a} 幀）：舉弓與開弓沒有拍到，開弓的規則不判斷。",
+        "第 {n} 箭：第一次看到射手時已經滿弓（第 {a} 幀）：舉弓與開弓沒有拍到，開弓的規則與持滿時間不判斷。",
         "Shot {n}: the archer was already at full draw when first seen (frame {a}): the raise and the draw were not "
-        "seen, and the rules of the draw were not judged.",
+        "seen, and neither the rules of the draw nor the hold's length were judged.",
     ),
     "note_shoulders_misread": (
         "第 {n} 箭：姿勢模型在持弓時讀到的肩寬，發矢後一直不再出現，軀幹長度卻不變（模型讀錯了射手）：靠位與發矢不確定，"

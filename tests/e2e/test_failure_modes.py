@@ -80,9 +80,18 @@ def check_starts_at_full_draw(truth: dict, report: SessionReport) -> None:
     assert held >= hold_in_clip - 0.5, f"hold {held:.2f} s of the clip's {hold_in_clip:.2f} s ({shot.times_s})"
     got = _verdicts(shot, DRAW_RULES)
     assert got == dict.fromkeys(DRAW_RULES, NOT_ASSESSABLE), got
+    # Full draw was reached before the clip: the hold was at least as long as seen, so its length is not judged
+    # (a hold "too short" would be the clip's start, not the archer's), while the hold's stillness is.
+    hold = {f.rule: f for f in shot.findings if f.rule in ("stillness_hold_time", "stillness")}
+    assert hold["stillness_hold_time"].verdict == NOT_ASSESSABLE, hold["stillness_hold_time"]
+    assert hold["stillness_hold_time"].reason == "phase uncertain: anchor"
+    assert hold["stillness"].verdict != NOT_ASSESSABLE, hold["stillness"]
     # said, in both languages
     (said,) = [n for n in report.notes if "already at full draw when first seen" in n]
-    assert "第一次看到射手時已經滿弓" in note_text(said, "zh"), note_text(said, "zh")
+    assert "第一次看到射手時已經滿弓" in note_text(said, "zh") and "持滿時間" in note_text(said, "zh"), note_text(
+        said, "zh"
+    )
+    assert "the hold's length" in note_text(said, "en"), note_text(said, "en")
 
 
 def check_long_hold(truth: dict, report: SessionReport) -> None:

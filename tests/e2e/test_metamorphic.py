@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from coach.engine import PHASE_UNCERTAIN
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
 from coach.results import FAULT, MIN_MARK_CONFIDENCE, NOT_ASSESSABLE, SessionReport
@@ -66,6 +67,13 @@ def _faults(shot) -> set[str]:
     return {f.rule for f in shot.findings if f.verdict == FAULT}
 
 
+def _phase_uncertain(shot) -> set[str]:
+    """The rules of `shot` not judged because a phase mark they rest on is uncertain."""
+    return {
+        f.rule for f in shot.findings if f.verdict == NOT_ASSESSABLE and (f.reason or "").startswith(PHASE_UNCERTAIN)
+    }
+
+
 @pytest.mark.parametrize(("path", "transform"), _cases())
 def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
     _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform, _labelled(path))
@@ -98,7 +106,11 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     hold's 0.5-0.6 s before the arms come to rest, and a hold timed from the later reading fell under 0.8 s, a
     stillness_hold_time fault the original lacks; a duration whose limit lies inside the anchor's range is now not
     judged. A release may also be within a frame of the truth: the original's pose is off by one itself (394 for
-    395)."""
+    395). stance_high at 480p: shot 2's draw hand, hidden through the original's hold (its marks uncertain, its
+    rules not judged), is seen at the face, after MediaPipe lost the archer for half a second: the shot's
+    ding_ba_stance (a true fault) is judged, and its hold, timed from where the archer was found again at full
+    draw, once was a stillness_hold_time fault (0.37 s against the truth's 1.53 s); a hold whose start was not
+    seen is not timed."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]
@@ -110,15 +122,18 @@ def _assert_same(base: SessionReport, moved: SessionReport, transform: str, trut
     want = [s.release_frame for s in base.shots]
     got = [s.release_frame for s in moved.shots]
     assert len(got) == len(want), (want, got)
-    for i, (w, g, m) in enumerate(zip(want, got, moved.shots)):
+    for i, (w, g, m, b) in enumerate(zip(want, got, moved.shots, base.shots)):
         near = [w * scale] + ([truth[i] * scale] if truth and i < len(truth) else [])
-        # A release the transform hid may move if it is said uncertain (its rules are then not judged).
-        sure = (m.release_confidence or 1.0) >= MIN_MARK_CONFIDENCE
+        # A release the transform hid may move if it is said uncertain (its rules are then not judged), and so may
+        # one the original said uncertain (the pose lost the hand there: stance_high shot 2).
+        sure = min(m.release_confidence or 1.0, b.release_confidence or 1.0) >= MIN_MARK_CONFIDENCE
         assert any(abs(g - n) <= 1 for n in near) or not sure, (want, got)
     if transform == "mirror" and base.handedness != "unknown":
         assert moved.handedness == {"right": "left", "left": "right"}[base.handedness]
     for b, m in zip(base.shots, moved.shots):
-        new = _faults(m) - _faults(b)
+        # Uncertain goes both ways: a fault where the original did not judge the rule, its phase uncertain, is the
+        # transform seeing what the original could not (stance_high-480p: shot 2's ding_ba_stance, a true fault).
+        new = _faults(m) - _faults(b) - _phase_uncertain(b)
         assert not new, f"shot {b.index}: faults the original does not have: {sorted(new)}"
         lost = _faults(b) - _faults(m)
         verdicts = {f.rule: f.verdict for f in m.findings}
