@@ -149,11 +149,12 @@ def _stays_away(buf: Sequence[TrackFrame], k: int, away: Callable[[TrackFrame], 
     frames the archer is seen in (True), back (False: a twitch, or a hidden point misplaced for a frame), or was
     nothing seen (None: the picture lost the archer)?"""
     t0 = buf[k].t
-    votes = [
-        away(g)
-        for g in buf[k + 1 :]
-        if P.release_confirm_s / 2 - 1e-6 <= g.t - t0 <= P.release_confirm_s + 1e-6 and g.sw_px > 0
-    ]
+    votes = []
+    for g in buf[k + 1 :]:
+        if g.t - t0 > P.release_confirm_s + 1e-6:
+            break
+        if g.t - t0 >= P.release_confirm_s / 2 - 1e-6 and g.sw_px > 0:
+            votes.append(away(g))
     return sum(votes) > len(votes) / 2 if votes else None
 
 
