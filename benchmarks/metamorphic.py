@@ -98,20 +98,12 @@ def _faults(shot) -> set[str]:
     return {f.rule for f in shot.findings if f.verdict == "fault"}
 
 
-def _phase_uncertain(shot) -> set[str]:
-    """The rules of `shot` not judged because a phase mark they rest on is uncertain."""
-    from coach.engine import PHASE_UNCERTAIN
-
-    return {
-        f.rule for f in shot.findings if f.verdict == "not_assessable" and (f.reason or "").startswith(PHASE_UNCERTAIN)
-    }
-
-
 def compare(base, moved, scale: float) -> str:
     """'same' (or 'same, uncertain: ...' where either reading said the shot uncertain), or what differs. Uncertain
     goes both ways: the transform may hide what the original showed, and the original may be the reading the pose
     model lost (stance_high shot 2's draw hand, hidden in the original and seen at 480p); a fault against a pass,
     or a sure release moved, is a difference either way."""
+    from coach.engine import phase_uncertain_rules
     from coach.results import MIN_MARK_CONFIDENCE
 
     if len(moved.shots) != len(base.shots):
@@ -126,12 +118,12 @@ def compare(base, moved, scale: float) -> str:
             either = min(m.release_confidence or 0.0, b.release_confidence or 0.0)
             said = unsure if either < MIN_MARK_CONFIDENCE else out
             said.append(f"shot {b.index + 1} release {b.release_frame} -> {m.release_frame}")
-        new = _faults(m) - _faults(b)
-        if new - _phase_uncertain(b):
-            out.append(f"shot {b.index + 1} new faults {sorted(new - _phase_uncertain(b))}")
-        if new & _phase_uncertain(b):
+        new, unjudged = _faults(m) - _faults(b), phase_uncertain_rules(b.findings)
+        if new - unjudged:
+            out.append(f"shot {b.index + 1} new faults {sorted(new - unjudged)}")
+        if new & unjudged:
             unsure.append(
-                f"shot {b.index + 1} faults where the original's phase was uncertain {sorted(new & _phase_uncertain(b))}"
+                f"shot {b.index + 1} faults where the original's phase was uncertain {sorted(new & unjudged)}"
             )
         verdicts = {f.rule: f.verdict for f in m.findings}
         passing = [r for r in _faults(b) - _faults(m) if verdicts.get(r) != "not_assessable"]

@@ -52,6 +52,11 @@ TOO_FEW_SHOTS = "too few shots measured to compare"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 
 
+def phase_uncertain_rules(findings) -> set[str]:
+    """The rules among `findings` not judged because a phase mark they rest on is uncertain."""
+    return {f.rule for f in findings if f.verdict == NOT_ASSESSABLE and (f.reason or "").startswith(PHASE_UNCERTAIN)}
+
+
 def _not_from(view: str) -> str:
     """Why a rule was not judged from this view (coach/wording/machine.py words it)."""
     return f"not judged from a {view} view"
