@@ -161,6 +161,11 @@ class TrackerParams:
     # release lies somewhere in them, so its frame is uncertain and the rules timed from it are not judged.
     release_unseen_max_frames: int = 2
     release_unseen_conf: float = 0.4
+    # ... and frames whose span between the wrists closed by this much from the hold's count as not showing the
+    # hand: a release never closes the span, so the pose misread the arms there (degraded video folds them as the
+    # string leaves: fault_bow_arm in MPEG-4, fault_hold darker). Twice P.release_start_sw: a hold's span strays
+    # well under that.
+    release_misread_close_sw: float = 0.3
     # Raw frame-to-frame speed above which the hand is moving, or above release_onset_jitter_factor times the
     # hold's median raw speed (measured over hold_jitter_s before the jump).
     release_onset_speed_sw_s: float = 0.45

@@ -146,8 +146,10 @@ def place_release(
         on = max(on, anchor_pos + 1)
     s.release_at = Mark(buf[on].index, buf[on].t)
     way = s.cand.back if s.cand.back is not None else buf[on].raw_draw(s.handedness) - ref
-    if _unseen_before(buf, on, s.handedness, ref, way) > P.release_unseen_max_frames:
+    if _unseen_about(buf, on, s.handedness, ref, way, math.nan) > P.release_unseen_max_frames:
         s.release_conf = min(s.release_conf, P.release_unseen_conf)
+    elif _unseen_about(buf, on, s.handedness, ref, way, s.cand.span_ref) > P.release_unseen_max_frames:
+        s.release_misread = True
     s.hand_stayed = _hand_stayed(buf, on, s.handedness, s.cand.span_ref)
     s.cand = None
 
@@ -197,14 +199,32 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
     return jump
 
 
-def _unseen_before(buf: Sequence[TrackFrame], on: int, handedness: str, ref: np.ndarray, way: np.ndarray) -> int:
-    """How many frames lie between buf[on] and the last frame before it that showed the draw hand not yet gone:
-    the frames between did not show it, or showed it already P.release_start_sw or more from the anchor `ref`
-    along `way` (a creep forward before the release is not gone). The release may be any of them."""
+def _unseen_about(
+    buf: Sequence[TrackFrame], on: int, handedness: str, ref: np.ndarray, way: np.ndarray, hold_span: float
+) -> int:
+    """How many frames around buf[on] did not show where the draw hand was: between the last frame before it that
+    showed the hand not yet gone and the first from it on that showed the arms as they are. The frames between
+    did not show the hand, showed it already P.release_start_sw or more from the anchor `ref` along `way` (a
+    creep forward before the release is not gone), or showed the arms misread (`_misread`: the span closed,
+    which no release does). The release may be any of them."""
+    after = on
+    while after < len(buf) - 1 and _garbled(buf[after], handedness, hold_span):
+        after += 1
     for j in range(on - 1, -1, -1):
         p = buf[j].raw_draw(handedness)
-        if np.isnan(p[0]):
+        if np.isnan(p[0]) or _misread(buf[j], hold_span):
             continue
         if _dist(p, ref) < P.release_start_sw or float((p - ref) @ way) <= 0.0:
-            return buf[on].index - buf[j].index - 1
-    return buf[on].index - buf[0].index
+            return buf[after].index - buf[j].index - 1
+    return buf[after].index - buf[0].index
+
+
+def _misread(g: TrackFrame, hold_span: float) -> bool:
+    """The raw span between the wrists closed by P.release_misread_close_sw or more from the hold's (`hold_span`):
+    a release never closes it (the hand flies back, the bow arm drops or rolls forward), so the pose misread the
+    arms on this frame (folded them, or put the draw hand at the bow hand) as the string left."""
+    return _dist(g.raw_lw, g.raw_rw) < hold_span - P.release_misread_close_sw  # NaN compares False
+
+
+def _garbled(g: TrackFrame, handedness: str, hold_span: float) -> bool:
+    return _unseen(g, handedness) or _misread(g, hold_span)

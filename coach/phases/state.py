@@ -120,6 +120,10 @@ class OpenShot:
     # The shot went on from a 'draw' the pose leapt through (`anchor.draw_leapt`): its hold was misread, and the
     # release found next lies in frames it misread.
     hand_misread: bool = False
+    # The frames about the release showed the arms misread (`release_onset._misread`: the span closed): where the
+    # string left among them cannot be told. Said when the shot closes, so that until then a 'release' that was the
+    # pose coming out of a fold can still be found to be full draw again (`anchor.back_at_full_draw`).
+    release_misread: bool = False
 
     def doubt(self, conf: float) -> None:
         """The pose misread the archer through the hold (`frames.ViewAfter.MISREAD`, or the draw hand: `hand_misread`): its anchor and release are
@@ -148,7 +152,9 @@ class OpenShot:
             anchor_from_frame=None if self.anchor_from is None else self.anchor_from.frame,
             follow_start_frame=None,
             hand_stayed=self.hand_stayed,
-            release_confidence=self.release_conf,
+            release_confidence=min(self.release_conf, P.release_unseen_conf)
+            if self.release_misread
+            else self.release_conf,
             release_evidence=() if self.evidence is None else self.evidence.agreed,
             marks_confidence=self.marks_confidence(),
             shoulders_misread=shoulders_misread,

@@ -104,7 +104,9 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     rules not judged), is seen at the face, after MediaPipe lost the archer for half a second: the shot's
     ding_ba_stance (a true fault) is judged, and its hold, timed from where the archer was found again at full
     draw, once was a stillness_hold_time fault (0.37 s against the truth's 1.53 s); a hold whose start was not
-    seen is not timed."""
+    seen is not timed. fault_tempo at 270p and fault_bow_arm in MPEG-4: the frames where the string leaves are
+    garbled, and a sure release moved 3 frames; it is now said uncertain
+    (`test_a_release_in_frames_the_pose_misread_is_said_uncertain`)."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]
@@ -146,6 +148,28 @@ def test_a_hold_whose_draw_hand_the_pose_misread_says_so() -> None:
     assert all(f.verdict != FAULT for f in shot.findings)
     (note,) = [n for n in report.notes if n.startswith("shot 2: the pose misread the draw hand")]
     assert note_text(note, "zh").startswith("第 2 箭：姿勢模型在持弓時把後手讀錯"), note_text(note, "zh")
+
+
+@pytest.mark.parametrize(
+    ("clip", "shot_i", "garbled"),
+    [("fault_tempo-270p", 1, range(462, 465)), ("fault_bow_arm-mpeg4", 1, range(387, 391))],
+)
+def test_a_release_in_frames_the_pose_misread_is_said_uncertain(clip: str, shot_i: int, garbled: range) -> None:
+    """The degraded picture garbles the frames where the string leaves: MediaPipe drops the draw hand on some and
+    folds the arms on others (the span between the wrists closed 0.3-0.7 U under the hold's, which no release
+    does). fault_tempo at 270p: the hand moves at 461 (the truth), 462 is not read and 463-464 are folded: once a
+    sure release at 464. fault_bow_arm in MPEG-4: 387 (the truth) to 389 folded, 390 not read: once a sure release
+    at 390. Where the string left among such frames cannot be told: the release is said uncertain, still placed
+    among them, and its rules are not judged. fault_tempo's fold earlier in the draw, 440-441, which ends in a
+    jump the tracker first takes for a release, still gives way to the full draw found again after it: the
+    release is not 20 frames early."""
+    track = load_posetrack(GOLDEN / "metamorphic" / f"{clip}.pose.json.gz")
+    truth = track.meta["truth"]["shots"][shot_i]["release_frame"]
+    shot = analyze_track(track).shots[shot_i]
+    assert shot.release_confidence < MIN_MARK_CONFIDENCE, shot.release_confidence
+    assert garbled.start - 1 <= shot.release_frame <= garbled.stop, (shot.release_frame, truth)
+    assert abs(shot.release_frame - truth) <= 3, (shot.release_frame, truth)
+    assert not _faults(shot), sorted(_faults(shot))
 
 
 @pytest.mark.e2e
