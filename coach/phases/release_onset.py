@@ -1,5 +1,6 @@
 """Where a confirmed release is (`place_release`): the frame the draw hand left the anchor, found on the raw
-points, and whether the hand stayed at the face after it.
+points, how sure that frame is (`_unseen_about`: the frames about it the pose did not read, or misread), and
+whether the hand stayed at the face after it.
 
 The candidate that opened the confirmation window fires on hold twitches too, so the release may come a little
 after it; and the smoothed points lag the raw ones. So the window is walked to the jump (the start of its last
