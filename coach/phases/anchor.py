@@ -14,6 +14,7 @@ import numpy as np
 
 from .frames import (
     TrackFrame,
+    _dist,
     _motion,
     _newest_judged,
     _rate,
@@ -91,15 +92,39 @@ def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
         return None
     i = _newest_judged(buf, P.anchor_deriv_half_s)
     f = buf[i]
-    if f.index <= s.release_at.frame or not (anchor_pose(f, s.handedness) and _still_at_anchor(buf, i, s.handedness)):
+    if f.index <= s.release_at.frame or not _at_rest(buf, i, s):
         s.rest_since = None
         return None
     if s.rest_since is None:
-        s.rest_since = f.index
+        # The hand may have come to rest while the release was being confirmed: from there.
+        j = i
+        while j > 0 and buf[j - 1].index > s.release_at.frame and _at_rest(buf, j - 1, s):
+            j -= 1
+        s.rest_since = buf[j].index
     start = find(buf, s.rest_since)
     if start is None or f.t - buf[start].t < P.anchor_confirm_s - 1e-6:
         return None
     return start
+
+
+def _at_rest(buf: Sequence[TrackFrame], i: int, shot: OpenShot) -> bool:
+    f = buf[i]
+    at = anchor_pose(f, shot.handedness) or _near_where_it_left(f, shot)
+    return at and _still_at_anchor(buf, i, shot.handedness)
+
+
+def _near_where_it_left(f: TrackFrame, shot: OpenShot) -> bool:
+    """The draw hand within P.rest_near_left_sw of where it was in the hold it left, the bow arm still out and
+    level: no follow-through rests there (the hand flies a shoulder width and more back), so the pose moved the
+    hand, not the string (stance_high re-encoded: 0.45 U back and still for 0.3 s, then the release)."""
+    bow, draw = f.wrists(shot.handedness)
+    if shot.left_from is None or np.isnan(bow[0]) or np.isnan(draw[0]) or np.isnan(f.nose[0]):
+        return False
+    return (
+        _dist(draw, shot.left_from) < P.rest_near_left_sw
+        and _dist(bow, f.nose) > P.arm_out_min_sw
+        and bow[1] < P.bow_below_shoulder_max_sw
+    )
 
 
 def lost_at_anchor(

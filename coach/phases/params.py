@@ -109,6 +109,8 @@ class TrackerParams:
     # --- how sure each mark is (ShotPhases.marks_confidence; a rule resting on a mark under
     # results.MIN_MARK_CONFIDENCE is "not assessable: phase uncertain", coach/engine.py)
     anchor_still_conf: float = 0.9  # the arms settled as still as in the hold where the span reached the hold's
+    # After a release, the draw hand still within this of where it left (and the bow arm up) is at full draw too.
+    rest_near_left_sw: float = 0.7
     held_anchor_conf: float = 0.4  # full draw found again after a 'release' (anchor.back_at_full_draw): which anchor?
     lost_anchor_conf: float = 0.3  # the hand at the face as the picture lost the archer: full draw by then, or soon
     anchor_span_conf: float = 0.6  # only the span tells (a jittery hold never looks still): close, not exact

@@ -129,7 +129,7 @@ def place_release(
     s.release_conf = max(ev.confidence, min_conf)
     # Over the whole hold: MediaPipe may misread the last moments of it (clean_rh_3shots, 0.7 s before shot 3).
     s.hold_size = ArcherSize.of([g for g in buf if s.anchor_at.frame <= g.index and g.t < s.cand.t])
-    ref = s.cand.ref
+    ref = s.left_from = s.cand.ref
     jump = _jump(buf, shot, ds, thr)
     # A jittery hold (noisy points, a release aid's creep) needs a faster step to count as moving.
     t_c = s.cand.t

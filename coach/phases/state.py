@@ -97,6 +97,7 @@ class OpenShot:
     cand: Candidate | None = None
     evidence: ReleaseEvidence | None = None  # what confirmed the release
     release_conf: float = 1.0
+    left_from: np.ndarray | None = None  # where the draw hand was in the hold it left at the release (U)
     hold_size: ArcherSize = ArcherSize()  # the archer's size in the picture in the hold, for "the same archer after"
     hand_stayed: bool = False
     # Frame index where the span last began to grow fast in the hold. Kept across release candidates: in a

@@ -172,6 +172,19 @@ def test_a_release_in_frames_the_pose_misread_is_said_uncertain(clip: str, shot_
     assert not _faults(shot), sorted(_faults(shot))
 
 
+def test_a_hand_the_pose_moved_back_and_rested_is_still_at_full_draw() -> None:
+    """stance_high re-encoded as H.264 at CRF 38 (tests/golden/misread): at shot 3's full draw MediaPipe moves the
+    draw hand 0.45 U back at 594-597 and leaves it there, still, the bow arm up, until the string leaves at 609.
+    That once confirmed a sure release at 594, 15 frames early. No follow-through rests within 0.7 U of where the
+    hand left with the bow arm still up, and the hand came to rest while the 'release' was being confirmed: the
+    archer is at full draw (`anchor.back_at_full_draw`), the anchor uncertain, the release the one that comes."""
+    track = load_posetrack(GOLDEN / "misread" / "stance_high-h264_low.pose.json.gz")
+    truth = track.meta["truth"]["shots"][2]
+    shot = analyze_track(track).shots[2]
+    assert abs(shot.release_frame - truth["release_frame"]) <= 2, shot.release_frame
+    assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot.marks_confidence
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("transform", ["mpeg4", "half_rate", "270p"])
 def test_video_transforms_keep_the_shot(transform: str, tmp_path: Path) -> None:
