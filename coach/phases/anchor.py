@@ -80,7 +80,7 @@ def draw_leapt(buf: Sequence[TrackFrame], shot: OpenShot) -> bool:
 
 def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
     """After a release the draw hand does not come back to the face to rest: where, with the bow arm not having
-    fallen at that release, it is at the face and still (`anchor_pose`, `_still_at_anchor`) for
+    fallen at that release, it is at the face or near where it left and still (`_at_rest`) for
     P.anchor_confirm_s, the archer is at full draw. The 'release' was the draw going on to a deeper anchor after
     an early one, or the pose moving the hand at the face (0.35 U back in a darker picture); the shot's real
     release may still come. The buffer position where the hand came to rest; None otherwise. A release that
@@ -108,6 +108,8 @@ def back_at_full_draw(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
 
 
 def _at_rest(buf: Sequence[TrackFrame], i: int, shot: OpenShot) -> bool:
+    """At buf[i] the draw hand rests at full draw: at the face, or near where it left (`_near_where_it_left`),
+    and still (`_still_at_anchor`)."""
     f = buf[i]
     at = anchor_pose(f, shot.handedness) or _near_where_it_left(f, shot)
     return at and _still_at_anchor(buf, i, shot.handedness)

@@ -122,8 +122,9 @@ class OpenShot:
     # release found next lies in frames it misread.
     hand_misread: bool = False
     # The frames about the release showed the arms misread (`release_onset._misread`: the span closed): where the
-    # string left among them cannot be told. Said when the shot closes, so that until then a 'release' that was the
-    # pose coming out of a fold can still be found to be full draw again (`anchor.back_at_full_draw`).
+    # string left among them cannot be told. Said only in the shot's phases (`phases`), so that until the shot is
+    # out a 'release' that was the pose coming out of a fold can still be found to be full draw again
+    # (`anchor.back_at_full_draw`, which leaves a release already said uncertain alone).
     release_misread: bool = False
 
     def doubt(self, conf: float) -> None:
