@@ -21,6 +21,7 @@ from .frames import (
     _span,
     _still_at_anchor,
     anchor_pose,
+    bow_arm_out,
     fastest_draw_step,
     find,
 )
@@ -122,11 +123,7 @@ def _near_where_it_left(f: TrackFrame, shot: OpenShot) -> bool:
     bow, draw = f.wrists(shot.handedness)
     if shot.left_from is None or np.isnan(bow[0]) or np.isnan(draw[0]) or np.isnan(f.nose[0]):
         return False
-    return (
-        _dist(draw, shot.left_from) < P.rest_near_left_sw
-        and _dist(bow, f.nose) > P.arm_out_min_sw
-        and bow[1] < P.bow_below_shoulder_max_sw
-    )
+    return _dist(draw, shot.left_from) < P.rest_near_left_sw and bow_arm_out(f, bow)
 
 
 def lost_at_anchor(

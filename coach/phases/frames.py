@@ -192,11 +192,15 @@ def anchor_pose(f: TrackFrame, handedness: str) -> bool:
         return False
     return (
         _face_dist(f, draw) < P.anchor_face_max_sw
-        and _dist(bow, f.nose) > P.arm_out_min_sw
+        and bow_arm_out(f, bow)
         and _dist(bow, draw) > P.anchor_span_min_sw
-        and bow[1] < P.bow_below_shoulder_max_sw
         and _ahead(f, handedness) < P.anchor_ahead_max_sw
     )
+
+
+def bow_arm_out(f: TrackFrame, bow: np.ndarray) -> bool:
+    """The bow arm out at full draw: the bow wrist well away from the nose and not far below the shoulders."""
+    return _dist(bow, f.nose) > P.arm_out_min_sw and bow[1] < P.bow_below_shoulder_max_sw
 
 
 def _still_at_anchor(buf: Sequence[TrackFrame], i: int, side: str) -> bool:
