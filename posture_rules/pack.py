@@ -5,6 +5,10 @@ a fault *enters* when the value goes beyond `enter_above` / `enter_below` and *e
 back inside `exit_above` / `exit_below` (hysteresis), and must last `min_duration_s` to count.
 Rules the body landmarks cannot judge stay in the pack with `observable = false` and `needs`, so a coach
 sees them listed and knows why they are not checked.
+
+A little over 400 lines: every field's check sits beside the error it gives (naming file, rule and field), so a
+pack author's mistake and its message are read together, and an archer's Profile, whose overrides pass the same
+threshold checks, is layered over the pack here.
 """
 
 from __future__ import annotations

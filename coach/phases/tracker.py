@@ -4,7 +4,10 @@ Seek → (anchor found) → hold → (a jump of the draw hand) candidate → (co
 anchor is the event the tracker trusts most (`frames.anchor_pose`); the raise and draw start are found by
 walking back from it (`lookback`), the anchor is then placed against the hold (`anchor`), and the release
 is confirmed from several signals (`release`). The live phase in each PhaseUpdate is a cheap per-frame belief;
-the frame numbers in ShotPhases come from the look-back and are exact, only delayed by a few frames."""
+the frame numbers in ShotPhases come from the look-back and are exact, only delayed by a few frames.
+
+A little over 400 lines: the state machine is one class whose transitions (seek, hold, candidate, follow-through,
+let-down, view lost) read each other's state; what each transition decides is in the modules it imports."""
 
 from __future__ import annotations
 
