@@ -32,8 +32,6 @@ TRANSFORMS = {
 }
 
 KNOWN_MISSES = {
-    ("stance_high", "upper_body"): "with the legs cropped off, nothing shows the camera is high: the view is "
-    "read as face-on and cup_of_water is judged on the foreshortened elbow (a fault on both shots)",
     ("stance_high", "half_rate"): "shot 2's draw hand is hidden for the whole hold; at the full rate the draw elbow "
     "shows the full draw and the hand seen flown back the release (coach/phases/elbow.py), but at half the rate "
     "the elbow never reads still for 0.2 s (MediaPipe jitters it 0.1-0.3 U a frame there, and drops the archer on "
@@ -106,7 +104,10 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     draw, once was a stillness_hold_time fault (0.37 s against the truth's 1.53 s); a hold whose start was not
     seen is not timed. fault_tempo at 270p and fault_bow_arm in MPEG-4: the frames where the string leaves are
     garbled, and a sure release moved 3 frames; it is now said uncertain
-    (`test_a_release_in_frames_the_pose_misread_is_said_uncertain`)."""
+    (`test_a_release_in_frames_the_pose_misread_is_said_uncertain`). fault_bow_hand darker and fault_bow_arm in
+    H.264 at CRF 38: a clean shot's draw elbow read 3-8 degrees off the original's, past cup_of_water's old limits
+    (-8 and 18 degrees, inside the spread of MediaPipe's reading); the limits now lie beyond it (the pack says
+    why)."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]
