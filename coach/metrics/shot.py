@@ -11,7 +11,7 @@ import numpy as np
 
 from coach.kinematics import angle
 
-from .frame import draw_hand_to_chin
+from .frame import FOREARM_MIN_SW, draw_hand_to_chin
 from .registry import METRICS, MIN_MEASURED_SHARE, metric
 
 if TYPE_CHECKING:
@@ -43,10 +43,10 @@ class ShotFrames:
 
 
 def _median_seen(win: list, value, parts: tuple[str, ...]) -> float:
-    """Median of value(body) over the frames of `win` that show `parts`; NaN unless at least 3 do, and
-    MIN_MEASURED_SHARE of the window (the flight of a fast release the pose mostly lost at 15 fps leaves two or
-    three frames, of the arm misread in the blur)."""
-    vals = [value(b) for b in win if b.visible(parts)]
+    """Median of value(body) over the frames of `win` that show `parts` and give a value (not NaN); NaN unless
+    at least 3 do, and MIN_MEASURED_SHARE of the window (the flight of a fast release the pose mostly lost at
+    15 fps leaves two or three frames, of the arm misread in the blur)."""
+    vals = [v for v in (value(b) for b in win if b.visible(parts)) if not math.isnan(v)]
     return float(np.median(vals)) if len(vals) >= max(3, MIN_MEASURED_SHARE * len(win)) else math.nan
 
 
@@ -133,6 +133,10 @@ def release_travel(shot: ShotFrames) -> float:
 
 
 BOW_ARM_STEADY_SW = 0.15
+# A creep is the draw hand's: the bow arm stays (pose noise ±0.05 SW). A bow wrist that came this share of the
+# span's closing toward its shoulder moved with the draw hand, MediaPipe misreading both hands in a compressed,
+# low-resolution or cropped picture ([O] 0.38-0.56 on clean shots so re-encoded, 0.15 at most on a true creep).
+BOW_SHARE_OF_A_MISREAD_CREEP = 1 / 3
 
 
 @metric("pre_release_creep", "shot", "SW")
@@ -155,10 +159,12 @@ def pre_release_creep(shot: ShotFrames) -> float:
         return float(np.median([x.dist_sw(a, b) for x in before]) - np.median([x.dist_sw(a, b) for x in last]))
 
     # The bow arm holds still while the draw hand creeps; when the tracked bow wrist itself jumps against
-    # its shoulder, MediaPipe lost the hands (string, bow and arrow cross them) and no creep can be told.
-    if abs(change("bow_wrist", "bow_shoulder")) > BOW_ARM_STEADY_SW:
+    # its shoulder, or comes in with the draw hand, MediaPipe lost the hands (string, bow and arrow cross
+    # them) and no creep can be told.
+    bow, creep = change("bow_wrist", "bow_shoulder"), change("draw_wrist", "bow_wrist")
+    if abs(bow) > BOW_ARM_STEADY_SW or (creep > 0 and bow >= BOW_SHARE_OF_A_MISREAD_CREEP * creep):
         return math.nan
-    return change("draw_wrist", "bow_wrist")
+    return creep
 
 
 def _hand_left_face(shot: ShotFrames) -> bool:
@@ -170,12 +176,22 @@ def _hand_left_face(shot: ShotFrames) -> bool:
 @metric("follow_through_arm", "shot", "deg")
 def follow_through_arm(shot: ShotFrames) -> float:
     """Median draw-arm angle (shoulder–elbow–wrist) 0.2–0.6 s after release; 180 = arm straight back.
-    Not measured when the hand never left the face: that is 後手小 (release_travel), not a bent arm."""
+    Not measured when the hand never left the face: that is 後手小 (release_travel), not a bent arm.
+    Frames whose draw forearm is foreshortened (pointing into the depth, as a face-on camera sees an arm
+    going straight back) are not read: MediaPipe then puts the wrist either side of the elbow, and the same
+    straight arm reads 170° on one copy of a video and 40° on another (fault_bow_arm, 30 % brighter)."""
     if not _hand_left_face(shot):
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    return _median_seen(win, lambda b: angle(b, "draw_elbow"), ("draw_shoulder", "draw_elbow", "draw_wrist"))
+    return _median_seen(win, _draw_arm_angle, ("draw_shoulder", "draw_elbow", "draw_wrist"))
+
+
+def _draw_arm_angle(body: Body) -> float:
+    """The draw arm's angle at the elbow, NaN when the forearm is too short in the image to give one."""
+    if body.dist_sw("draw_elbow", "draw_wrist") < FOREARM_MIN_SW:
+        return math.nan
+    return angle(body, "draw_elbow")
 
 
 def wrist_below_shoulder(body: Body) -> float:

@@ -107,7 +107,11 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     (`test_a_release_in_frames_the_pose_misread_is_said_uncertain`). fault_bow_hand darker and fault_bow_arm in
     H.264 at CRF 38: a clean shot's draw elbow read 3-8 degrees off the original's, past cup_of_water's old limits
     (-8 and 18 degrees, inside the spread of MediaPipe's reading); the limits now lie beyond it (the pack says
-    why)."""
+    why). fault_bow_arm 30 % brighter: shot 2's draw arm goes straight back into the depth, and MediaPipe put the
+    wrist beside the elbow, a follow_through_arm of 65 degrees (the original 172); a foreshortened forearm's
+    angle is now not read. fault_bow_hand in H.264 at CRF 38: in shot 1's last 0.3 s of hold MediaPipe brings
+    both wrists in (the span closes by 0.3 SW, the bow arm by 0.14), once a liang_zhai creep; a bow wrist that
+    comes in with the draw hand now makes the creep untold."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]

@@ -39,7 +39,7 @@ class Archer:
     anchor_dy: float = 0.35  # draw wrist below the mouth line at full draw, SW
     sway: float = 0.0  # sway amplitude in the hold, SW (1.4 Hz)
     creep: float = 0.0  # forward creep of the draw hand over the last 0.3 s, SW
-    release_back: float = 1.0  # how far back the draw hand goes after release, SW
+    release_back: float = 2.0  # how far back the draw hand goes after release, SW (1.35 SW behind the shoulder)
     ft_drop: float = 0.0  # draw wrist below the shoulder line in the follow-through, SW
     hidden: tuple[str, ...] = ()  # landmark names with visibility 0.1 throughout
 
@@ -163,7 +163,10 @@ def _pose(a: Archer, t, t_raise, t_draw, t_anchor, t_release) -> np.ndarray:
     el_dy = a.elbow_dy * (drawn if not released else 1.0)
     draw_el = draw_w + u * 80 + np.array([0, -el_dy])
     if released:
-        draw_el = draw_sh + (draw_w - draw_sh) * 0.5 + (0, -5)
+        # The forearm goes back with the hand and the arm straightens as far as the hand travels: a hand that
+        # stays near the face leaves the arm folded there, one 2 SW back leaves it straight.
+        straight = draw_sh + (draw_w - draw_sh) * 0.5 + (0, -5)
+        draw_el = draw_el + (straight - draw_el) * ft * min(1.0, a.release_back / 2.0)
     xy[INDEX["left_wrist"]], xy[INDEX["right_wrist"]] = bow_w, draw_w
     xy[INDEX["left_elbow"]], xy[INDEX["right_elbow"]] = bow_el, draw_el
     for side, w in (("left", bow_w), ("right", draw_w)):

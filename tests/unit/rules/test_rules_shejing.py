@@ -115,6 +115,19 @@ def test_folded_follow_through_arm_is_a_fault():
     assert f["hou_shou_xiao"].verdict == PASS
 
 
+def test_a_foreshortened_follow_through_arm_is_not_read():
+    # fault_bow_arm 30 % brighter: the draw arm goes straight back into the depth (the hand just behind the
+    # shoulder in the image) and MediaPipe puts the wrist beside the elbow, an arm "folded" at 40-60 degrees.
+    s = shot(replace(CLEAN, release_back=1.0))
+    rw, re = INDEX["right_wrist"], INDEX["right_elbow"]
+    for b in s.bodies:
+        if b.index > s.release_frame + 3:
+            b.xy[rw] = b.xy[re] + (0.3 * b.sw, -0.1 * b.sw)
+    f = judge(s)[0]
+    assert f["hou_shou_xiao"].verdict == PASS  # the hand did leave the face
+    assert f["follow_through_arm"].verdict == NOT_ASSESSABLE, f["follow_through_arm"]
+
+
 @pytest.mark.parametrize("rule", sorted(r for r, c in CASES.items() if c[2] is not None))
 def test_not_assessable_when_landmarks_hidden(rule):
     f = judge(shot(replace(CLEAN, **CASES[rule][2])))[0][rule]
@@ -153,7 +166,9 @@ def test_foreshortened_forearm_makes_cup_of_water_not_assessable():
 
 
 def test_a_leaning_trunk_is_not_a_shrug_nor_a_dropped_follow_through():
-    f = judge(shot(replace(CLEAN, trunk_lean=20.0)))[0]
+    # The hand goes back only to just behind the draw shoulder (1 SW from the anchor): turned with the trunk, it
+    # stays level with the shoulder (a hand 2 SW back would be turned 0.45 SW off level in the world).
+    f = judge(shot(replace(CLEAN, trunk_lean=20.0, release_back=1.0)))[0]
     assert f["upright_trunk"].verdict == FAULT
     assert f["level_as_water"].verdict == PASS
     assert f["follow_through"].verdict == PASS
@@ -368,6 +383,18 @@ def test_creep_is_not_told_when_the_bow_wrist_jumps_too():
         if t_rel - 0.2 <= b.t_s < t_rel:
             b.xy[15] -= (30.0, 0.0)
     assert judge(s)[0]["liang_zhai"].verdict == NOT_ASSESSABLE
+
+
+def test_creep_is_not_told_when_the_bow_wrist_comes_in_with_the_draw_hand():
+    # fault_bow_hand in H.264 at CRF 38: over the hold's last 0.3 s MediaPipe brings the bow wrist 0.14 SW
+    # toward its shoulder as the span closes by 0.3 SW; each step alone is inside the bow arm's steady band.
+    s = shot(replace(CLEAN, creep=0.25))
+    t_rel = s.bodies[s.release_frame - s.bodies[0].index].t_s
+    for b in s.bodies:
+        if t_rel - 0.3 <= b.t_s < t_rel:
+            b.xy[15] -= (18.0 * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
+    assert judge(s)[0]["liang_zhai"].verdict == NOT_ASSESSABLE
+    assert judge(shot(replace(CLEAN, creep=0.25)))[0]["liang_zhai"].verdict == FAULT  # the draw hand alone
 
 
 def test_rules_on_an_uncertain_mark_are_not_assessable_never_faults():
