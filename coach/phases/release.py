@@ -276,9 +276,27 @@ class ReleaseWatch:
             d = _dist(p, c.ref)
             away.append(1.0 if np.isnan(p[0]) or d == 0 else float((p - c.ref) @ c.back) / d)
         # From a full draw found again after a release (`anchor.back_at_full_draw`), only a hand going straight
-        # back is one: dropping the draw hand after that release takes it down.
-        strict = c.by_bow or shot.held is not None
+        # back is one: dropping the draw hand after that release takes it down. A window the bow arm opened is
+        # strict only while the hand never jumped in it: the bow may fall a frame before the hand leaves (a
+        # release that drops both arms, fault_release in MPEG-4), and settling into aim moves the hand slowly.
+        strict = (c.by_bow and not self._hand_jumped(shot)) or shot.held is not None
         return float(np.median(away)) > (P.release_back_by_bow_min_cos if strict else P.release_back_min_cos)
+
+    def _hand_jumped(self, shot: OpenShot) -> bool:
+        """Somewhere in the window the draw hand moved as a jump that opens a candidate does (`open`): at release
+        speed into a frame already off the anchor position."""
+        c, side = shot.cand, shot.handedness
+        prev: TrackFrame | None = None
+        for g in self._buf:
+            if g.index < c.index - 1:
+                continue
+            if prev is not None and g.t > prev.t:
+                pa, pb = prev.wrists(side)[1], g.wrists(side)[1]
+                fast = _dist(pb, pa) / (g.t - prev.t) >= P.release_speed_sw_s  # NaN compares False
+                if fast and _dist(pb, c.ref) >= P.release_start_sw:
+                    return True
+            prev = g
+        return False
 
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was

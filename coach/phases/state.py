@@ -38,7 +38,8 @@ class Candidate:
     bow_drop_sw: float = P.release_bow_drop_sw  # how far it must drop for the bow arm to agree
     span_ref: float = math.nan  # the span in the recent hold (median)
     # Opened by the bow arm falling, the hand not having jumped: its slow departure must then be straight back
-    # along the arrow (a thumb release's spring-back), not down with the bow (real05 settling into aim).
+    # along the arrow (a thumb release's spring-back), not down with the bow (real05 settling into aim), unless
+    # the hand jumps later in the window (`ReleaseWatch._hand_jumped`).
     by_bow: bool = False
     # Its window ended with the hand leaving: judged again from where it left (ReleaseWatch.judge), once.
     moved_on: bool = False

@@ -111,7 +111,10 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     wrist beside the elbow, a follow_through_arm of 65 degrees (the original 172); a foreshortened forearm's
     angle is now not read. fault_bow_hand in H.264 at CRF 38: in shot 1's last 0.3 s of hold MediaPipe brings
     both wrists in (the span closes by 0.3 SW, the bow arm by 0.14), once a liang_zhai creep; a bow wrist that
-    comes in with the draw hand now makes the creep untold."""
+    comes in with the draw hand now makes the creep untold. fault_release in MPEG-4: at shot 2's dead release the
+    bow hand falls a frame before the draw hand, which drops straight down; the window the bow arm opened asked
+    the hand to go back along the arrow, and the shot was once a let-down
+    (`test_a_dead_release_that_drops_both_arms_is_a_release`)."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]

@@ -30,6 +30,9 @@ class ShotPlan:
     bow_drop_px: float = 0.0  # how far the bow hand falls at the release (a thumb archer's bow arm drops)
     twitch: int | None = None  # a frame in the hold where the draw hand twitches back 0.2 U and returns
     let_down: int | None = None  # from this frame the archer lets the string forward and comes down unshot
+    # A dead release: both hands fall this far as the string leaves, the bow hand a frame ahead, the draw hand
+    # straight down (no spring-back).
+    dead_drop_px: float = 0.0
 
 
 def _ease(u: float) -> float:
@@ -79,6 +82,11 @@ def _wrists(frame: int, plan: ShotPlan) -> tuple[np.ndarray, np.ndarray]:
             return BOW_UP, ANCHOR + [-20 * math.sin(math.pi * (f - plan.twitch) / 5), 0]
         return BOW_UP, ANCHOR
     after_s = (f - (plan.release - 1)) / FPS
+    if plan.dead_drop_px:
+        fall = [0, plan.dead_drop_px]
+        return BOW_UP + np.multiply(fall, _ease_out(after_s / 0.3 + 1 / 9)), ANCHOR + np.multiply(
+            fall, _ease_out(after_s / 0.3)
+        )
     draw = _lerp(ANCHOR, ANCHOR + (FOLLOW - ANCHOR) * plan.travel, _ease_out(after_s / 0.15))
     if plan.bow_drop_px:
         bow = BOW_UP + [0, plan.bow_drop_px * _ease_out(after_s / 0.15)]
@@ -314,6 +322,19 @@ def test_a_twitch_in_the_hold_is_no_release() -> None:
     plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=200, twitch=130)
     (shot,) = run(make_track([plan], 300))
     assert abs(shot.release_frame - plan.release) <= 1, shot
+
+
+def test_a_dead_release_that_drops_both_arms_is_a_release() -> None:
+    """The string leaves and both hands fall at once, the bow hand a frame ahead, the draw hand straight down:
+    the bow arm opens the window before the hand has jumped, and a window the bow arm opened once asked the hand
+    to go back along the arrow (settling into aim lowers both arms slowly). The hand's own jump in the window
+    makes it a release (fault_release's dead release in MPEG-4 was once a let-down)."""
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=200, dead_drop_px=120)
+    tracker = PhaseTracker()
+    shots = [s for b in bodies_from_track(make_track([plan], 300)) for s in tracker.push(b).completed]
+    (shot,) = shots + tracker.finish()
+    assert abs(shot.release_frame - plan.release) <= 1, shot
+    assert tracker.let_downs == []
 
 
 def test_a_shaken_hold_anchors_where_the_hand_stopped_braking() -> None:
