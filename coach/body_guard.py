@@ -43,6 +43,8 @@ class UpperBodyGuard:
       long it lasts: it is swapped back for up to `mirror_snap_max_s` (fault_head_trunk at 270p: mirrored for
       2.4 s from the hold into the release; taken as a turn after 2 s, the draw hand leapt to the bow hand's
       side mid-hold and the shot was lost).
+    - Legs: with the shoulders and the hips both clearly wide, the hips (and the legs with them) take the
+      shoulders' order (`_legs_follow_trunk`): MediaPipe relabels the legs alone.
     - Collapse: the shoulders snap together within a frame (taken for a sudden turn) and the arms come with
       them: the upper body is dropped. The reference is the median width of the last accepted frames; after
       `max_s` of rejection a frame is accepted, one each `max_s`, until the new width is the reference's median
@@ -132,6 +134,29 @@ class UpperBodyGuard:
         signs.append((t_s, sign))
         return False
 
+    def _legs_follow_trunk(self, xy: np.ndarray, vis: np.ndarray, torso: float, t_s: float) -> bool:
+        """With the shoulders (as repaired) and the hips both clearly wide, the hips' order is the shoulders': a body
+        does not twist past side-on at the waist (an open stance turns the hips 20-30 deg from the shoulders, not
+        the 50 deg two `SNAP_WIDE` readings either side of side-on would take). MediaPipe relabels the legs on
+        their own (fault_bow_arm at 270p: the hips and feet swapped for 2 s of a hold, the front foot read as a T);
+        the hips' own order, learnt from frames where they were barely wide, would have kept them swapped. Returns
+        whether the legs were swapped back; the hips' order is the shoulders' from here on."""
+        sh = (xy[L_SH, 0] - xy[R_SH, 0]) / torso
+        hips = (xy[L_HIP, 0] - xy[R_HIP, 0]) / torso
+        if not (abs(sh) >= self.SNAP_WIDE and abs(hips) >= self.SNAP_WIDE):
+            return False  # NaN compares False: the hips' own order decides
+        swap = sh * hips < 0
+        if swap:
+            _mirror_pairs(xy, LOWER_BODY)
+            _mirror_pairs(vis, LOWER_BODY)
+            hips = -hips
+        signs = self._signs["hips"]
+        signs.clear()
+        signs.append((t_s, math.copysign(1.0, hips)))
+        self._swap_since["hips"] = None
+        self._last_wide["hips"] = (t_s, hips)
+        return swap
+
     def _snapped(self, last_t: float, last_r: float, t_s: float, r: float) -> bool:
         """Did the order flip from the last wide frame (`last_r` at `last_t`) to this one (`r`; left-minus-right in
         torso lengths) within `mirror_snap_s`, clearly wide on both sides: a relabelling, not a turn?"""
@@ -157,7 +182,9 @@ class UpperBodyGuard:
         if not math.isnan(torso):
             if self._unmirror("shoulders", xy[L_SH, 0] - xy[R_SH, 0], torso, t_s, xy, vis):
                 what = "mirrored"
-            if self._unmirror("hips", xy[L_HIP, 0] - xy[R_HIP, 0], torso, t_s, xy, vis):
+            if self._legs_follow_trunk(xy, vis, torso, t_s):
+                what = "mirrored"
+            elif self._unmirror("hips", xy[L_HIP, 0] - xy[R_HIP, 0], torso, t_s, xy, vis):
                 what = "mirrored"
         w = math.hypot(*(xy[L_SH] - xy[R_SH]))
         if math.isnan(w):

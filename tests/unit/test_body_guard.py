@@ -67,6 +67,24 @@ def test_a_snap_away_from_a_first_reading_held_only_a_second_is_followed():
     assert repaired and max(repaired) <= 30 + 61, (min(repaired), max(repaired))
 
 
+def test_legs_relabelled_under_a_trunk_that_did_not_turn_are_repaired_for_as_long_as_it_lasts():
+    """MediaPipe swaps the legs alone (fault_bow_arm at 270p: the hips and feet for 2 s of a hold, the front foot
+    read as a T): with the shoulders and the hips both wide, the hips take the shoulders' order, however long
+    the swap lasts; on their own order they were taken as turned after 2 s."""
+    from coach.body_guard import L_HIP, R_HIP, UpperBodyGuard
+
+    guard = UpperBodyGuard()
+    repaired = []
+    for i in range(90 + 120 + 30):
+        xy, vis = _facing(+1)
+        if 90 <= i < 210:
+            xy[[L_HIP, R_HIP]] = xy[[R_HIP, L_HIP]]
+        if guard(xy, vis, i / 30.0) == "mirrored":
+            repaired.append(i)
+        assert xy[L_HIP, 0] > xy[R_HIP, 0], i
+    assert repaired == list(range(90, 210))
+
+
 # ---- UpperBodyGuard: MediaPipe's folded readings ------------------------------------------------------------------
 def _shoulders(width: float) -> tuple[np.ndarray, np.ndarray]:
     """An upright body facing the camera, its shoulders `width` px apart."""
