@@ -137,6 +137,9 @@ BOW_ARM_STEADY_SW = 0.15
 # span's closing toward its shoulder moved with the draw hand, MediaPipe misreading both hands in a compressed,
 # low-resolution or cropped picture ([O] 0.38-0.56 on clean shots so re-encoded, 0.15 at most on a true creep).
 BOW_SHARE_OF_A_MISREAD_CREEP = 1 / 3
+# ... once the span closed by more than the pose's own noise: a closing within it is no creep to explain, and
+# a share of it is noise too (a clean hold's 0.01 SW, its bow wrist 0.005, was once "not assessable").
+CREEP_NOISE_SW = 0.05
 
 
 @metric("pre_release_creep", "shot", "SW")
@@ -162,7 +165,7 @@ def pre_release_creep(shot: ShotFrames) -> float:
     # its shoulder, or comes in with the draw hand, MediaPipe lost the hands (string, bow and arrow cross
     # them) and no creep can be told.
     bow, creep = change("bow_wrist", "bow_shoulder"), change("draw_wrist", "bow_wrist")
-    if abs(bow) > BOW_ARM_STEADY_SW or (creep > 0 and bow >= BOW_SHARE_OF_A_MISREAD_CREEP * creep):
+    if abs(bow) > BOW_ARM_STEADY_SW or (creep > CREEP_NOISE_SW and bow >= BOW_SHARE_OF_A_MISREAD_CREEP * creep):
         return math.nan
     return creep
 

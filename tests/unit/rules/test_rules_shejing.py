@@ -397,6 +397,17 @@ def test_creep_is_not_told_when_the_bow_wrist_comes_in_with_the_draw_hand():
     assert judge(shot(replace(CLEAN, creep=0.25)))[0]["liang_zhai"].verdict == FAULT  # the draw hand alone
 
 
+def test_a_hold_that_closes_within_the_pose_noise_passes_whatever_the_bow_wrist_did():
+    # A clean hold: the span closes 0.02 SW, the bow wrist comes 0.01 SW toward its shoulder, both noise. That
+    # is a third of the closing, but no creep to explain: liang_zhai passes (once it was not assessable).
+    s = shot(replace(CLEAN, creep=0.02))
+    t_rel = s.bodies[s.release_frame - s.bodies[0].index].t_s
+    for b in s.bodies:
+        if t_rel - 0.3 <= b.t_s < t_rel:
+            b.xy[15] -= (1.3 * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
+    assert judge(s)[0]["liang_zhai"].verdict == PASS
+
+
 def test_rules_on_an_uncertain_mark_are_not_assessable_never_faults():
     """A draw start the tracker only guessed (no set, raise and draw overlapping) leaves draw_tempo unjudged
     with the reason, even for a draw that would fault; rules whose window only partly rests on it are judged."""
