@@ -179,7 +179,7 @@ class UpperBodyGuard:
             self._first_t = t_s
         what = None
         torso = math.hypot(*((xy[L_SH] + xy[R_SH] - xy[L_HIP] - xy[R_HIP]) * 0.5))
-        if not math.isnan(torso):
+        if torso > 0:  # NaN compares False; a zero torso (a degenerate reading) orders nothing
             if self._unmirror("shoulders", xy[L_SH, 0] - xy[R_SH, 0], torso, t_s, xy, vis):
                 what = "mirrored"
             if self._legs_follow_trunk(xy, vis, torso, t_s):
