@@ -114,18 +114,25 @@ def release_travel(shot: ShotFrames) -> float:
     the stream drops those frames), and the few smoothed frames before the loss show only the start of
     the travel. A small travel seen only that briefly is not measurable; a travel already past
     HAND_LEFT_FACE_SW in those frames is a hand that left the face, lost or not. A video that ends before the
-    0.5 s are over did not film the follow-through: not measurable."""
+    0.5 s are over did not film the follow-through: not measurable.
+
+    The travel is measured from where the hand left: the last frame before the release that shows both
+    wrists, within the window's length before it. A hand first seen already in flight (the pose lost it at the
+    anchor: fault_head_trunk at 270p, first seen 1 SW out) would measure only the rest of the flight; with
+    no frame of the hold seen, where it left from is unknown: not measurable."""
     if shot.release is None:
         return math.nan
     t0 = shot.time_s(shot.release)
     t_end = shot.time_s(shot.end)
     if t0 is None or t_end is None or t_end < t0 + RELEASE_WINDOW_S - 1e-6:
         return math.nan
-    after = [b for b in shot.between(shot.release - 1, shot.end + 1) if b.t_s <= t0 + RELEASE_WINDOW_S]
-    after = [b for b in after if b.visible(("draw_wrist", "bow_wrist"))]
-    if len(after) < 3:
+    seen = ("draw_wrist", "bow_wrist")
+    held = [b for b in shot.between(shot.anchor, shot.release) if b.t_s >= t0 - RELEASE_WINDOW_S and b.visible(seen)]
+    flight = [b for b in shot.between(shot.release, shot.end + 1) if b.t_s <= t0 + RELEASE_WINDOW_S and b.visible(seen)]
+    if not held or len(flight) < 2:
         return math.nan
-    span = [b.dist_sw("draw_wrist", "bow_wrist") for b in after]
+    after = held[-1:] + flight
+    span = [b.dist_sw(*seen) for b in after]
     travel = float(max(span) - span[0])
     if after[-1].t_s < t0 + DEAD_RELEASE_SEEN_S and travel < HAND_LEFT_FACE_SW:
         return math.nan

@@ -114,7 +114,9 @@ def test_the_pose_of_a_transformed_video_gives_the_same_shots(path: Path) -> Non
     comes in with the draw hand now makes the creep untold. fault_release in MPEG-4: at shot 2's dead release the
     bow hand falls a frame before the draw hand, which drops straight down; the window the bow arm opened asked
     the hand to go back along the arrow, and the shot was once a let-down
-    (`test_a_dead_release_that_drops_both_arms_is_a_release`)."""
+    (`test_a_dead_release_that_drops_both_arms_is_a_release`). fault_head_trunk at 270p: shot 1's draw wrist
+    is lost at the anchor and first seen 1 SW out in the flight; measured from there, the release travel read
+    0.2 SW, a hou_shou_xiao the original lacks (`test_a_release_travel_is_measured_from_where_the_hand_left`)."""
     clip, transform = path.name.split(".pose")[0].rsplit("-", 1)
     track = load_posetrack(path)
     truth = [s["release_frame"] for s in track.meta["truth"]["shots"]]

@@ -203,6 +203,21 @@ def test_a_draw_hand_lost_as_it_flies_back_is_no_dead_release():
     assert f["hou_shou_xiao"].verdict == NOT_ASSESSABLE, f["hou_shou_xiao"]
 
 
+@pytest.mark.parametrize("hidden_s, verdict", [(0.25, PASS), (1.5, NOT_ASSESSABLE)])
+def test_a_release_travel_is_measured_from_where_the_hand_left(hidden_s, verdict):
+    # fault_head_trunk at 270p: MediaPipe loses the draw wrist at the anchor and finds it 1 SW out in the flight;
+    # measured from that first frame, a full spring-back read 0.2 SW, a dead release. From the hold's last
+    # frame seen (within 0.5 s) it is the whole flight; with no frame of the hold seen, where the hand left
+    # from is unknown.
+    s = shot(CLEAN)
+    rw, fps = INDEX["right_wrist"], archer_series.FPS
+    for b in s.bodies:
+        if -hidden_s * fps <= b.index - s.release_frame <= 0.2 * fps:
+            b.vis[rw] = 0.1
+    f = judge(s)[0]["hou_shou_xiao"]
+    assert f.verdict == verdict, f
+
+
 def _fold_follow_through(s, folded: int, hidden: int) -> None:
     """In the follow-through window (0.2-0.6 s after the release), the draw arm read folded (the elbow far off
     the shoulder-wrist line) on the first `folded` frames, the elbow hidden on the next `hidden` ones."""
