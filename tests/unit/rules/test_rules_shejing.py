@@ -400,27 +400,27 @@ def test_creep_is_not_told_when_the_bow_wrist_jumps_too():
     assert judge(s)[0]["liang_zhai"].verdict == NOT_ASSESSABLE
 
 
-def test_creep_is_not_told_when_the_bow_wrist_comes_in_with_the_draw_hand():
-    # fault_bow_hand in H.264 at CRF 38: over the hold's last 0.3 s MediaPipe brings the bow wrist 0.14 SW
-    # toward its shoulder as the span closes by 0.3 SW; each step alone is inside the bow arm's steady band.
-    s = shot(replace(CLEAN, creep=0.25))
+def _creep_with_the_bow_wrist(creep: float, bow_px: float):
+    """A hold whose span closes by `creep` SW, the bow wrist coming `bow_px` toward its shoulder over the last 0.3 s."""
+    s = shot(replace(CLEAN, creep=creep))
     t_rel = s.bodies[s.release_frame - s.bodies[0].index].t_s
     for b in s.bodies:
         if t_rel - 0.3 <= b.t_s < t_rel:
-            b.xy[15] -= (18.0 * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
-    assert judge(s)[0]["liang_zhai"].verdict == NOT_ASSESSABLE
+            b.xy[15] -= (bow_px * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
+    return s
+
+
+def test_creep_is_not_told_when_the_bow_wrist_comes_in_with_the_draw_hand():
+    # fault_bow_hand in H.264 at CRF 38: over the hold's last 0.3 s MediaPipe brings the bow wrist 0.14 SW
+    # toward its shoulder as the span closes by 0.3 SW; each step alone is inside the bow arm's steady band.
+    assert judge(_creep_with_the_bow_wrist(0.25, 18.0))[0]["liang_zhai"].verdict == NOT_ASSESSABLE
     assert judge(shot(replace(CLEAN, creep=0.25)))[0]["liang_zhai"].verdict == FAULT  # the draw hand alone
 
 
 def test_a_hold_that_closes_within_the_pose_noise_passes_whatever_the_bow_wrist_did():
     # A clean hold: the span closes 0.02 SW, the bow wrist comes 0.01 SW toward its shoulder, both noise. That
     # is a third of the closing, but no creep to explain: liang_zhai passes (once it was not assessable).
-    s = shot(replace(CLEAN, creep=0.02))
-    t_rel = s.bodies[s.release_frame - s.bodies[0].index].t_s
-    for b in s.bodies:
-        if t_rel - 0.3 <= b.t_s < t_rel:
-            b.xy[15] -= (1.3 * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
-    assert judge(s)[0]["liang_zhai"].verdict == PASS
+    assert judge(_creep_with_the_bow_wrist(0.02, 1.3))[0]["liang_zhai"].verdict == PASS
 
 
 def test_rules_on_an_uncertain_mark_are_not_assessable_never_faults():
