@@ -285,17 +285,14 @@ class ReleaseWatch:
     def _hand_jumped(self, shot: OpenShot) -> bool:
         """Somewhere in the window the draw hand moved as a jump that opens a candidate does (`open`): at release
         speed into a frame already off the anchor position."""
-        c, side = shot.cand, shot.handedness
-        prev: TrackFrame | None = None
-        for g in self._buf:
-            if g.index < c.index - 1:
-                continue
-            if prev is not None and g.t > prev.t:
-                pa, pb = prev.wrists(side)[1], g.wrists(side)[1]
-                fast = _dist(pb, pa) / (g.t - prev.t) >= P.release_speed_sw_s  # NaN compares False
-                if fast and _dist(pb, c.ref) >= P.release_start_sw:
-                    return True
-            prev = g
+        c, side, buf = shot.cand, shot.handedness, self._buf
+        at = find(buf, c.index)
+        for k in range(max(at or 0, 1), len(buf) if at is not None else 0):
+            a, b = buf[k - 1], buf[k]
+            pa, pb = a.wrists(side)[1], b.wrists(side)[1]
+            fast = b.t > a.t and _dist(pb, pa) / (b.t - a.t) >= P.release_speed_sw_s  # NaN compares False
+            if fast and _dist(pb, c.ref) >= P.release_start_sw:
+                return True
         return False
 
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
