@@ -83,10 +83,9 @@ def _wrists(frame: int, plan: ShotPlan) -> tuple[np.ndarray, np.ndarray]:
         return BOW_UP, ANCHOR
     after_s = (f - (plan.release - 1)) / FPS
     if plan.dead_drop_px:
-        fall = [0, plan.dead_drop_px]
-        return BOW_UP + np.multiply(fall, _ease_out(after_s / 0.3 + 1 / 9)), ANCHOR + np.multiply(
-            fall, _ease_out(after_s / 0.3)
-        )
+        fall, fall_s = np.array([0.0, plan.dead_drop_px]), 0.3
+        bow_ahead_s = 1 / FPS  # the bow hand falls a frame ahead of the draw hand
+        return BOW_UP + fall * _ease_out((after_s + bow_ahead_s) / fall_s), ANCHOR + fall * _ease_out(after_s / fall_s)
     draw = _lerp(ANCHOR, ANCHOR + (FOLLOW - ANCHOR) * plan.travel, _ease_out(after_s / 0.15))
     if plan.bow_drop_px:
         bow = BOW_UP + [0, plan.bow_drop_px * _ease_out(after_s / 0.15)]

@@ -406,7 +406,7 @@ def _creep_with_the_bow_wrist(creep: float, bow_px: float):
     t_rel = s.bodies[s.release_frame - s.bodies[0].index].t_s
     for b in s.bodies:
         if t_rel - 0.3 <= b.t_s < t_rel:
-            b.xy[15] -= (bow_px * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)
+            b.xy[INDEX["left_wrist"]] -= (bow_px * (b.t_s - (t_rel - 0.3)) / 0.3, 0.0)  # the bow wrist
     return s
 
 
