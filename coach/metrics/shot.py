@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from coach.kinematics import angle
+from coach.phases.params import P
 
 from .frame import FOREARM_MIN_SW, draw_hand_to_chin
 from .registry import METRICS, MIN_MEASURED_SHARE, metric
@@ -142,8 +143,8 @@ def release_travel(shot: ShotFrames) -> float:
 BOW_ARM_STEADY_SW = 0.15
 # A creep is the draw hand's: the bow arm stays (pose noise ±0.05 SW). A bow wrist that came this share of the
 # span's closing toward its shoulder moved with the draw hand, MediaPipe misreading both hands in a compressed,
-# low-resolution or cropped picture ([O] 0.38-0.56 on clean shots so re-encoded, 0.15 at most on a true creep).
-BOW_SHARE_OF_A_MISREAD_CREEP = 1 / 3
+# low-resolution or cropped picture: the tracker's own test for a misread hold (coach/phases/params.py).
+BOW_SHARE_OF_A_MISREAD_CREEP = P.misread_bow_share
 # ... once the span closed by more than the pose's own noise: a closing within it is no creep to explain, and
 # a share of it is noise too (a clean hold's 0.01 SW, its bow wrist 0.005, was once "not assessable").
 CREEP_NOISE_SW = 0.05

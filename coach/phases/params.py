@@ -168,6 +168,10 @@ class TrackerParams:
     # string leaves: fault_bow_arm in MPEG-4, fault_hold darker). Twice P.release_start_sw: a hold's span strays
     # well under that.
     release_misread_close_sw: float = 0.3
+    # ... with the bow wrist coming in by at least this share of the closing: the pose read both hands moving
+    # together, which is a misread (a creep or a let-down moves the draw hand alone; [O] 0.38-0.56 on clean shots
+    # re-encoded, 0.15 at most on a true creep). pre_release_creep (coach/metrics/shot.py) uses the same share.
+    misread_bow_share: float = 1 / 3
     # Raw frame-to-frame speed above which the hand is moving, or above release_onset_jitter_factor times the
     # hold's median raw speed (measured over hold_jitter_s before the jump).
     release_onset_speed_sw_s: float = 0.45

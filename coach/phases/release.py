@@ -56,6 +56,27 @@ def _bow_hold(recent: Sequence[TrackFrame], side: str) -> tuple[np.ndarray | Non
     return med, float(np.percentile(np.abs(pts[:, 1] - med[1]), 90))
 
 
+def _bow_arm(f: TrackFrame, side: str) -> float:
+    """The bow wrist's distance from the bow shoulder (U); NaN where the wrist is not seen."""
+    return _dist(f.wrists(side)[0], -f.draw_shoulder(side))
+
+
+def _span_kept(hold: list[TrackFrame], side: str) -> list[TrackFrame]:
+    """The frames of `hold` that read the arms as the hold's. A frame whose span between the wrists closed by
+    P.release_misread_close_sw or more from the hold's median, the bow arm taking its share of the closing
+    (P.misread_bow_share), is the pose folding the arms (clean_rh_3shots at 15 fps: 1.4 U for 0.6 s just before
+    the release), which no archer at full draw does; measured from there, the anchor position is wherever the
+    misread put the hand. The string let forward in a let-down closes the span too, but with the bow arm still:
+    those frames stay (`_off_the_face` reads them)."""
+    spans = np.array([_span(f) for f in hold])
+    arms = np.array([_bow_arm(f, side) for f in hold])
+    if np.isnan(spans).all() or np.isnan(arms).all():
+        return hold
+    closing, arm_in = np.nanmedian(spans) - spans, np.nanmedian(arms) - arms
+    folded = (closing >= P.release_misread_close_sw) & (arm_in >= P.misread_bow_share * closing)  # NaN: False
+    return [f for f, bad in zip(hold, folded) if not bad]
+
+
 def _hold_span(recent: Sequence[TrackFrame]) -> float:
     spans = [sp for sp in map(_span, recent) if not math.isnan(sp)]
     return float(np.median(spans)) if spans else math.nan
@@ -200,9 +221,8 @@ class ReleaseWatch:
 
     def _hold_jitter(self, shot: OpenShot, before_t: float) -> float:
         """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
-        pts = np.asarray(
-            [f.wrists(shot.handedness)[1] for f in self._buf if f.index >= shot.anchor_at.frame and f.t <= before_t]
-        )
+        hold = [f for f in self._buf if f.index >= shot.anchor_at.frame and f.t <= before_t]
+        pts = np.asarray([f.wrists(shot.handedness)[1] for f in _span_kept(hold, shot.handedness)])
         pts = pts[~np.isnan(pts[:, 0])] if len(pts) else pts
         if len(pts) < 3:
             return 0.0
@@ -218,6 +238,7 @@ class ReleaseWatch:
             for f in self._buf
             if f.index >= shot.anchor_at.frame and f.t <= before_t and not np.isnan(f.wrists(shot.handedness)[1][0])
         ]
+        seen = _span_kept(seen, shot.handedness)
         if not seen:
             return []
         recent = [f for f in seen if f.t >= seen[-1].t - P.hold_ref_s]
