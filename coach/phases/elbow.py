@@ -267,11 +267,13 @@ def elbow_shot(buf: Sequence[TrackFrame], lo: int, hi: int, side: str) -> ElbowS
     return ElbowShot(draw_i, anchor_i, anchor_conf, k, conf, evidence)
 
 
-def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot) -> bool:
+def _same_archer_after(buf: Sequence[TrackFrame], shot: ElbowShot, until_t: float) -> bool:
     """As for a shot the hand showed (`PhaseTracker._view_after`): the frames from P.view_check_after_s after the
-    release show the archer of the hold (`view_after`), or there was none to look at (the video ended)."""
+    release show the archer of the hold (`view_after`), or there was none to look at (the video ended). Up to
+    `until_t`, P.raised_gap_s after the bow arm was last seen up: the follow-through's view, not whatever the
+    picture shows once the stretch, held open while the arms were not seen, has ended."""
     t_rel = buf[shot.release_i].t
-    after = [g for g in buf[shot.release_i :] if g.t >= t_rel + P.view_check_after_s]
+    after = [g for g in buf[shot.release_i :] if t_rel + P.view_check_after_s <= g.t <= until_t + 1e-6]
     # None of an elbow shot's marks is sure already: a misread hold changes nothing of it.
     return view_after(after, ArcherSize.of(buf[shot.anchor_i : shot.release_i])) is not ViewAfter.CHANGED
 
@@ -311,7 +313,7 @@ def stand_in(
         release_evidence=found.evidence,
         marks_confidence={"raise_start": P.elbow_raise_conf, "draw_start": draw_conf, "anchor": found.anchor_conf},
     )
-    if _same_archer_after(buf, found):
+    if _same_archer_after(buf, found, raised.last_s + P.raised_gap_s):
         return sp
     a, e = buf[found.anchor_i], buf[end]
     return LetDown(a.index, e.index, a.t, e.t, "view_lost", sp)

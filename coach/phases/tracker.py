@@ -201,7 +201,9 @@ class PhaseTracker:
                 self._raised = [f.index, f.t, f.index, f.t]
             else:
                 self._raised[2:] = [f.index, f.t]
-        elif self._raised is not None and f.t - self._raised[3] > P.raised_gap_s:
+        elif down and self._raised is not None and f.t - self._raised[3] > P.raised_gap_s:
+            # Only a bow arm seen lowered ends the stretch: one the pose lost (the arms not read in a cropped
+            # or dark picture, fault_tempo upper body: 1.8 s of the hold) or misread bent may still be up.
             self._end_raised()
 
     def _end_raised(self) -> None:

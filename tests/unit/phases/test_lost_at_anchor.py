@@ -41,3 +41,22 @@ def test_found_again_still_drawn_is_a_shot_whose_release_is_seen() -> None:
     assert abs(shot.release_frame - PLAN.release) <= 1, shot
     assert shot.release_confidence >= MIN_MARK_CONFIDENCE, shot
     assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot
+
+
+def test_arms_the_pose_lost_through_the_hold_are_owned_up_to() -> None:
+    """The archer in the picture, but both wrists unread from just after the anchor to the end of the
+    follow-through (a cropped or dark picture: fault_tempo cropped to the upper body, 1.8 s of the hold): the bow
+    arm was seen up for less than P.unseen_draw_min_s on either side of the gap, and the shot went unsaid. A bow
+    arm the pose did not read may still be up: only one seen lowered ends the stretch, so the report owns up to a
+    full draw it did not see."""
+    from coach.landmarks import INDEX
+
+    track = make_track([PLAN], 260)
+    for f in track.frames:
+        if PLAN.anchor + 2 <= f.index <= PLAN.release + 30:  # the arms come down from release + 30
+            f.landmarks[[INDEX["left_wrist"], INDEX["right_wrist"]], 3] = 0.0
+    tracker = PhaseTracker("right")
+    shots = [s for b in bodies_from_track(track, "right", "recorded") for s in tracker.push(b).completed]
+    assert shots + tracker.finish() == []
+    (unseen,) = tracker.unseen_draws
+    assert unseen.first_frame < PLAN.anchor and PLAN.release < unseen.last_frame, unseen
