@@ -126,19 +126,25 @@ def _near_where_it_left(f: TrackFrame, shot: OpenShot) -> bool:
     return _dist(draw, shot.left_from) < P.rest_near_left_sw and bow_arm_out(f, bow)
 
 
+def arms_read(f: TrackFrame) -> bool:
+    """The archer in the picture with a wrist placed: a frame that shows where the arms are."""
+    return f.sw_px > 0 and not (np.isnan(f.lw[0]) and np.isnan(f.rw[0]))
+
+
 def lost_at_anchor(
     buf: Sequence[TrackFrame], back_i: int, sides: Sequence[str], floor_index: int
 ) -> tuple[int, str] | None:
-    """The archer back in the picture at buf[back_i] after a stretch with nobody in it, and on the last frame seen
+    """The archer back in the picture at buf[back_i] after a stretch with nobody in it, or with their arms not read
+    (`arms_read`: MediaPipe found the shoulders and placed no wrist), and on the last frame seen
     before it the draw hand at the face (`anchor_pose`), brought there by a draw and not leaving it forward (the
     span not closing: a let-down, or the pose losing its hold on the hand): full draw was reached as the picture
     lost them (someone walked in front, MediaPipe lost them in a cropped or dark picture), too soon for the
     anchor to settle. One frame seen alone is a glimpse, not where they were lost. That frame's buffer position
     and the side; None otherwise."""
     k = back_i - 1
-    while k >= 0 and not buf[k].sw_px > 0:
+    while k >= 0 and not arms_read(buf[k]):
         k -= 1
-    if k < 1 or buf[k].index <= floor_index or not buf[k - 1].sw_px > 0:
+    if k < 1 or buf[k].index <= floor_index or not arms_read(buf[k - 1]):
         return None
     if _closing(buf, k) < -P.anchor_span_speed_sw_s:
         return None

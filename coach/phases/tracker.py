@@ -17,7 +17,7 @@ from collections import deque
 import numpy as np
 
 from ..kinematics import Body
-from .anchor import back_at_full_draw, draw_goes_on, draw_leapt, lost_at_anchor, refine_anchor
+from .anchor import arms_read, back_at_full_draw, draw_goes_on, draw_leapt, lost_at_anchor, refine_anchor
 from .elbow import stand_in
 from .frames import (
     _NAN2,
@@ -68,6 +68,7 @@ class PhaseTracker:
         # picture, and its draw was not seen (P.came_into_view_s).
         self._view_t = math.nan
         self._seen_t = math.nan
+        self._arms_t = math.nan  # when last a wrist was read
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
         self.let_downs: list[LetDown] = []  # full draws that were not shot
         self._elbow_done: list[ShotPhases] = []  # shots the draw elbow told of (`_elbow_stand_in`), not yet out
@@ -87,11 +88,14 @@ class PhaseTracker:
             # Nobody (or no shoulders): the frame still counts for time, and ends a pending release.
             f = TrackFrame(body.index, body.t_ms / 1000.0, _NAN2, _NAN2, _NAN2, _NAN_FACE, _NAN2, _NAN2)
         self._buf.append(f)
-        back = False  # back in the picture after a stretch with nobody in it
+        back = False  # back in the picture after a stretch with nobody in it, or with no arm read
         if self._seen(f):
             if not f.t - self._seen_t <= P.raised_gap_s:  # the first frame (NaN), or back after a gap
                 self._view_t, back = f.t, not math.isnan(self._seen_t)
             self._seen_t = f.t
+        if arms_read(f):
+            back = back or f.t - self._arms_t > P.raised_gap_s  # NaN (the first frame) compares False
+            self._arms_t = f.t
         while self._buf and f.t - self._buf[0].t > P.buffer_s:
             self._buf.popleft()
         self._last = f

@@ -1,7 +1,8 @@
 """A full draw the picture lost as the hand came to the face: someone walked in front, or MediaPipe lost the
 archer in a cropped or dark picture (fault_bow_arm cropped to the upper body), before the anchor could settle.
 When they are found again, still drawn or already released, it is a shot whose anchor is uncertain
-(`anchor.lost_at_anchor`), not a raised bow arm with "no full draw seen"."""
+(`anchor.lost_at_anchor`), not a raised bow arm with "no full draw seen". The same when the archer stays in the
+picture and the pose reads no arm."""
 
 from __future__ import annotations
 
@@ -43,20 +44,38 @@ def test_found_again_still_drawn_is_a_shot_whose_release_is_seen() -> None:
     assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot
 
 
-def test_arms_the_pose_lost_through_the_hold_are_owned_up_to() -> None:
-    """The archer in the picture, but both wrists unread from just after the anchor to the end of the
-    follow-through (a cropped or dark picture: fault_tempo cropped to the upper body, 1.8 s of the hold): the bow
-    arm was seen up for less than P.unseen_draw_min_s on either side of the gap, and the shot went unsaid. A bow
-    arm the pose did not read may still be up: only one seen lowered ends the stretch, so the report owns up to a
-    full draw it did not see."""
+def _arms_unread(first: int, last: int) -> tuple[list[ShotPhases], PhaseTracker]:
+    """As `_lost`, the archer in the picture but neither wrist read in frames [first, last] (a cropped or dark
+    picture: MediaPipe finds the shoulders and places no arm)."""
     from coach.landmarks import INDEX
 
     track = make_track([PLAN], 260)
     for f in track.frames:
-        if PLAN.anchor + 2 <= f.index <= PLAN.release + 30:  # the arms come down from release + 30
+        if first <= f.index <= last:
             f.landmarks[[INDEX["left_wrist"], INDEX["right_wrist"]], 3] = 0.0
     tracker = PhaseTracker("right")
     shots = [s for b in bodies_from_track(track, "right", "recorded") for s in tracker.push(b).completed]
-    assert shots + tracker.finish() == []
+    return shots + tracker.finish(), tracker
+
+
+def test_arms_unread_from_the_anchor_to_the_follow_through_are_a_shot_said_uncertain() -> None:
+    """As the archer lost from the picture: the arms read again with the hand behind the jaw after the release
+    once looked like a new full draw there, its "release" the arms coming down a second later, sure (and a hold
+    of 0.7 s faulted). The full draw was the one the picture lost them at."""
+    shots, tracker = _arms_unread(PLAN.anchor + 2, PLAN.release + 5)
+    (shot,) = shots
+    assert PLAN.anchor - 3 <= shot.anchor_frame <= PLAN.anchor + 1, shot
+    assert PLAN.anchor <= shot.release_frame <= PLAN.release + 7, shot
+    assert shot.marks_confidence["anchor"] < MIN_MARK_CONFIDENCE, shot
+    assert shot.release_confidence < MIN_MARK_CONFIDENCE, shot
+
+
+def test_arms_unread_from_the_draw_to_the_follow_through_are_owned_up_to() -> None:
+    """Unread from mid-draw, before the hand reached the face, until the arms come down (fault_tempo cropped to
+    the upper body: 1.8 s of the hold): no full draw was seen, and the bow arm was seen up for less than
+    P.unseen_draw_min_s on either side of the gap, so the shot went unsaid. A bow arm the pose did not read may
+    still be up: only one seen lowered ends the stretch, and the report owns up to a full draw it did not see."""
+    shots, tracker = _arms_unread(PLAN.anchor - 12, PLAN.release + 30)  # the arms come down from release + 30
+    assert shots == []
     (unseen,) = tracker.unseen_draws
     assert unseen.first_frame < PLAN.anchor and PLAN.release < unseen.last_frame, unseen
