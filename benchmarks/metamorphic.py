@@ -98,20 +98,23 @@ def _faults(shot) -> set[str]:
     return {f.rule for f in shot.findings if f.verdict == "fault"}
 
 
-def compare(base, moved, scale: float) -> str:
+def compare(base, moved, half_rate: bool) -> str:
     """'same' (or 'same, uncertain: ...' where either reading said the shot uncertain), or what differs. Uncertain
     goes both ways: the transform may hide what the original showed, and the original may be the reading the pose
     model lost (stance_high shot 2's draw hand, hidden in the original and seen at 480p); a fault against a pass,
     or a sure release moved, is a difference either way."""
     from coach.engine import phase_uncertain_rules
     from coach.results import MIN_MARK_CONFIDENCE
+    from coach.track_transforms import at_half_rate
+
+    moved_frame = at_half_rate if half_rate else int
 
     if len(moved.shots) != len(base.shots):
         return f"shots {len(base.shots)} -> {len(moved.shots)}"
     out, unsure = [], []
     for b, m in zip(base.shots, moved.shots):
         if b.release_frame is not None and (
-            m.release_frame is None or abs(m.release_frame - b.release_frame * scale) > 1
+            m.release_frame is None or abs(m.release_frame - moved_frame(b.release_frame)) > 1
         ):
             # Said uncertain (the transform hid the moment it left, or the original did), its rules not judged:
             # allowed, and shown.
@@ -165,7 +168,7 @@ def run(clips: list[Path], names: list[str], poses: Path | None = None) -> list[
                 moved = _analyse(
                     Path(tmp) / f"{clip.stem}-{name}.mp4", poses, lambda out, c=clip, n=name: transform_clip(c, out, n)
                 )
-                verdict = compare(base, moved, 0.5 if name == "half_rate" else 1.0)
+                verdict = compare(base, moved, name == "half_rate")
                 total += 1
                 same += verdict.startswith("same")
                 lines.append(f"    {name:10} releases {[s.release_frame for s in moved.shots]}: {verdict}")

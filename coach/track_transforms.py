@@ -5,6 +5,7 @@ fault. Pure functions: a new PoseTrack out, the input untouched."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -39,6 +40,12 @@ def half_rate(track: PoseTrack) -> PoseTrack:
     """Every other frame, renumbered, at half the frame rate: frame i of the result is frame 2i of the input."""
     frames = [PoseFrame(f.index // 2, f.t_ms, f.landmarks, f.world) for f in track.frames if f.index % 2 == 0]
     return replace(track, fps=track.fps / 2, frames=frames, source=f"{track.source} (half rate)")
+
+
+def at_half_rate(frame: float) -> int:
+    """Where frame `frame` of the input lands in `half_rate`'s output: the first frame kept at or after it. A
+    release (the first frame the hand moved) on an odd frame is first seen moved on the next even one."""
+    return math.ceil(frame / 2)
 
 
 def crop(track: PoseTrack, x0: float, y0: float, x1: float, y1: float) -> PoseTrack:
