@@ -1,5 +1,5 @@
 """The same shot filmed another way, on a pose track: mirrored (a front camera), at half the frame rate, cropped
-to the upper body. Metamorphic tests and `benchmarks/metamorphic.py` run the analysis on a track and on its
+to the upper body, or by a camera that rolls, pans or zooms (benchmarks/camera_motion.py). Metamorphic tests and `benchmarks/metamorphic.py` run the analysis on a track and on its
 transform and expect the same shots, releases and verdicts (or a shot said to be uncertain), never a different
 fault. Pure functions: a new PoseTrack out, the input untouched."""
 
@@ -76,3 +76,49 @@ def upper_body_box(track: PoseTrack, margin: float = 0.15) -> tuple[float, float
     ]
     bottom = min(1.0, float(np.median(hips)) + margin) if hips else 1.0
     return 0.0, 0.0, 1.0, bottom
+
+
+def _moved(track: PoseTrack, move, source: str) -> PoseTrack:
+    """Every frame's points through `move(points (33, 2) normalised, t_s)`: a camera that moves while filming."""
+    frames = []
+    for f in track.frames:
+        lm = None
+        if f.landmarks is not None:
+            lm = f.landmarks.copy()
+            lm[:, :2] = move(lm[:, :2], f.t_ms / 1000.0)
+        frames.append(PoseFrame(f.index, f.t_ms, lm, f.world))
+    return replace(track, frames=frames, source=f"{track.source} ({source})")
+
+
+def tilt(track: PoseTrack, degrees: float) -> PoseTrack:
+    """The camera rolled by `degrees` (counter-clockwise in the picture) about the picture's centre."""
+    a, aspect = math.radians(degrees), track.height / track.width
+    c, s = math.cos(a), math.sin(a)
+
+    def move(p: np.ndarray, _t: float) -> np.ndarray:
+        x, y = p[:, 0] - 0.5, (p[:, 1] - 0.5) * aspect
+        return np.column_stack([0.5 + x * c + y * s, 0.5 + (-x * s + y * c) / aspect])
+
+    return _moved(track, move, f"tilted {degrees:g} deg")
+
+
+def pan(track: PoseTrack, amplitude: float, period_s: float) -> PoseTrack:
+    """A handheld camera swaying: the picture moves `amplitude` (a share of its width) to and fro every
+    `period_s`, and half as far up and down at another rate."""
+
+    def move(p: np.ndarray, t: float) -> np.ndarray:
+        w = 2 * math.pi * t / period_s
+        return p + [amplitude * math.sin(w), 0.5 * amplitude * math.sin(w / 1.7)]
+
+    return _moved(track, move, f"panning {amplitude:g}")
+
+
+def zoom(track: PoseTrack, end_scale: float) -> PoseTrack:
+    """The camera zooming steadily about the picture's centre, from 1 at the first frame to `end_scale` at the
+    last."""
+    last = max((f.t_ms for f in track.frames), default=0.0) / 1000.0 or 1.0
+
+    def move(p: np.ndarray, t: float) -> np.ndarray:
+        return 0.5 + (p - 0.5) * (1 + (end_scale - 1) * t / last)
+
+    return _moved(track, move, f"zooming to {end_scale:g}")

@@ -14,3 +14,39 @@ def test_a_frame_lands_on_the_first_frame_half_rate_keeps_at_or_after_it() -> No
     for r in range(11):
         first = min(k for k, i in origin.items() if i >= r)
         assert at_half_rate(r) == first, (r, first)
+
+
+def _points(track: PoseTrack):
+    import numpy as np
+
+    return np.array([f.landmarks[:, :2] for f in track.frames if f.landmarks is not None])
+
+
+def test_a_rolled_camera_keeps_the_body_s_proportions_and_rolls_back() -> None:
+    import numpy as np
+
+    from coach.track_transforms import tilt
+    from tests.unit.phases.test_phases import ShotPlan, make_track
+
+    track = make_track([ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)], 200)
+    px = np.array([track.width, track.height])
+    rolled = tilt(track, 8.0)
+    a, b = _points(track) * px, _points(rolled) * px
+    dist = lambda p: np.hypot(*(p[:, 11] - p[:, 16]).T)  # noqa: E731  (left shoulder to right wrist)
+    assert np.allclose(dist(a), dist(b)) and not np.allclose(a, b)
+    assert np.allclose(_points(tilt(rolled, -8.0)), _points(track))
+
+
+def test_a_panning_or_zooming_camera_moves_no_release() -> None:
+    """The analysis is body-relative: the whole picture moving or growing is not the archer moving. The anchor
+    may move a frame under a zoom: the body unit (the shoulders' upper quartile over 3 s) lags it."""
+    from coach.track_transforms import pan, zoom
+    from tests.unit.phases.test_phases import ShotPlan, make_track, run
+
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    track = make_track([plan], 260)
+    (still,) = run(track)
+    for moved in (pan(track, 0.1, 2.0), zoom(track, 1.3), zoom(track, 0.7)):
+        (shot,) = run(moved)
+        assert shot.release_frame == still.release_frame, moved.source
+        assert abs(shot.anchor_frame - still.anchor_frame) <= 1, moved.source
