@@ -1,7 +1,8 @@
 """The same shot filmed another way, on a pose track: mirrored (a front camera), at half the frame rate, cropped
-to the upper body, or by a camera that rolls, pans or zooms (benchmarks/camera_motion.py). Metamorphic tests and `benchmarks/metamorphic.py` run the analysis on a track and on its
-transform and expect the same shots, releases and verdicts (or a shot said to be uncertain), never a different
-fault. Pure functions: a new PoseTrack out, the input untouched."""
+to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, `benchmarks/metamorphic.py` and
+`benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
+releases and verdicts (or a shot said to be uncertain), never a different fault. Pure functions: a new PoseTrack
+out, the input untouched."""
 
 from __future__ import annotations
 
