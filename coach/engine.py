@@ -17,7 +17,7 @@ from posture_rules.pack import Rule, RulePack
 from .kinematics import Body
 from .metrics import METRICS, ShotFrames
 from .metrics.registry import MIN_MEASURED_SHARE
-from .phases import PHASE_MARKS, READY_PHASES, READY_S, first_seen_drawn, phase_windows
+from .phases import PHASE_MARKS, REFERENCE_POSES, first_seen_drawn, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
 # The measures every shot keeps for the session (beside its rules' own), and the marks each is taken between.
@@ -175,11 +175,12 @@ class RuleEngine:
         }
         self.buffer: deque[Sample] = deque(maxlen=max(int(buffer_s * fps), 60))
         self._live = {r.id: Hysteresis(r) for r in self.frame_rules}
-        self._baseline: dict[str, deque[float]] = {
-            m: deque(maxlen=max(int(READY_S * fps), 5)) for m in self.frame_metrics if METRICS[m].relative_to_setup
-        }
-        # The ready pose's median (the newest READY_S of the setup and the raise: as the draw begins), recomputed
-        # only when that window changes (not on every frame).
+        # Live, each metric judged against the archer's own pose (`Metric.relative_to`) takes that pose's median:
+        # the newest REFERENCE_POSES seconds of its phases (the setup and the raise as the draw begins, or the
+        # setup), recomputed only when that window changes (not on every frame).
+        refs = {m: REFERENCE_POSES[r] for m in self.frame_metrics if (r := METRICS[m].relative_to) is not None}
+        self._baseline: dict[str, deque[float]] = {m: deque(maxlen=max(int(s * fps), 5)) for m, (s, _) in refs.items()}
+        self._baseline_phases = {m: phases for m, (_, phases) in refs.items()}
         self._baseline_value: dict[str, float] = dict.fromkeys(self._baseline, math.nan)
 
     # ---- per frame -------------------------------------------------------------------------------------
@@ -197,11 +198,10 @@ class RuleEngine:
         """Measure a frame, buffer it, and return (metric values, rule ids flagged live at this frame)."""
         vals = self.measure(body)
         self.buffer.append(Sample(body, vals))
-        if phase in READY_PHASES:
-            for m, q in self._baseline.items():
-                if not math.isnan(vals[m]):
-                    q.append(vals[m])
-                    self._baseline_value[m] = float(np.median(q))
+        for m, q in self._baseline.items():
+            if phase in self._baseline_phases[m] and not math.isnan(vals[m]):
+                q.append(vals[m])
+                self._baseline_value[m] = float(np.median(q))
         active = []
         for r in self.frame_rules:
             h = self._live[r.id]
@@ -220,7 +220,7 @@ class RuleEngine:
         return [s for s in self.buffer if start <= s.body.index <= end]
 
     def baseline_offsets(self) -> dict[str, float]:
-        """The ready pose's baseline of each metric judged relative to it (those without one yet are left out)."""
+        """The baseline of each metric judged against the archer's own pose (those without one yet are left out)."""
         return {m: v for m, v in self._baseline_value.items() if not math.isnan(v)}
 
     def judge_shot(self, shot, view: str, off_view: str | None = None) -> tuple[list[Finding], dict[str, float]]:
@@ -322,8 +322,8 @@ class RuleEngine:
             s for s in samples if any(a <= s.body.index < b for p in r.phases if p in windows for a, b in [windows[p]])
         ]
         vals = np.array([s.values[r.metric] for s in inside], dtype=float)
-        if METRICS[r.metric].relative_to_setup:
-            a, b = windows.get("ready", (0, 0))
+        if METRICS[r.metric].relative_to is not None:
+            a, b = windows.get(METRICS[r.metric].relative_to, (0, 0))
             base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
             base = base[~np.isnan(base)]
             if len(base) < 3:

@@ -28,6 +28,7 @@ from .analyzer import phase_times
 from .body_stream import BodyStream
 from .engine import RuleEngine, Sample
 from .kinematics import Body, ShoulderWidth
+from .metrics import METRICS
 from .phases import SETUP_S, P, ShotPhases, phase_windows
 from .phases.anchor import refine_anchor
 from .phases.frames import TrackFrame, _frame, anchor_pose
@@ -203,12 +204,13 @@ def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
     data = np.full((len(names), samples[-1].body.index - start + 1), np.nan, dtype=np.float32)
     for s in samples:
         data[:, s.body.index - start] = [s.values.get(m, math.nan) for m in names]
-    # The ready pose's median of the metrics judged against it (`phase_windows` "ready"), as the engine judges them.
-    a, b = phase_windows(sp, t).get("ready", (0, 0))
-    ready = engine.samples_between(a, b - 1)
+    # The reference pose's median of each metric judged against one (`Metric.relative_to`: a `phase_windows`
+    # window), as the engine judges them.
+    windows = phase_windows(sp, t)
     offsets = {}
     for m in engine._baseline:
-        v = [s.values[m] for s in ready if not math.isnan(s.values[m])]
+        a, b = windows.get(METRICS[m].relative_to, (0, 0))
+        v = [s.values[m] for s in engine.samples_between(a, b - 1) if not math.isnan(s.values[m])]
         if v:
             offsets[m] = float(np.median(v))
     return ShotSeries(start, names, offsets, data)

@@ -352,7 +352,7 @@ class Series:
 
     start_frame: int
     names: list[str]
-    offsets: dict[str, float]  # the setup baseline of metrics judged relative to it
+    offsets: dict[str, float]  # the baseline of metrics judged against the archer's own pose (Metric.relative_to)
     data: np.ndarray  # (len(names), n_frames) float32, NaN = not measurable
 
     def frames(self) -> np.ndarray:

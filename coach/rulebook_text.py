@@ -9,6 +9,8 @@ from posture_rules.pack import Rule, RulePack, Thresholds
 from .metrics import METRICS
 
 UNITS = {"deg": "°", "SW": " SW", "s": " s", "ratio": "", "log": ""}
+# What a metric judged against the archer's own pose is compared with (`Metric.relative_to`).
+_AGAINST = {"ready": ", vs own pose as the draw starts", "setup": ", vs own standing pose before the raise"}
 
 
 def _thresholds(th: Thresholds, unit: str = "") -> str:
@@ -30,7 +32,7 @@ def format_rule(r: Rule) -> list[str]:
     if r.observable:
         m = METRICS[r.metric]
         lines.append(
-            f"    measures {r.metric} ({m.scope}{', vs own pose as the draw starts' if m.relative_to_setup else ''}); "
+            f"    measures {r.metric} ({m.scope}{_AGAINST.get(m.relative_to, '')}); "
             f"phases {', '.join(r.phases)}; views {', '.join(r.views)}"
         )
         extra = []

@@ -225,8 +225,8 @@ def verdict_rows(shot: dict, pack: RulePack, annotations: list[Annotation], lang
 def aligned_series(series, shot: dict, fps: float, names: list[str] | None = None) -> list[dict]:
     """A shot's per-frame metrics as rows {metric, t, value}, t = seconds from its release (0 = release).
 
-    Metrics judged against the archer's own pose as the draw starts are shown as that change (the baseline
-    subtracted)."""
+    Metrics judged against the archer's own pose (as the draw starts, or standing before the raise:
+    `Metric.relative_to`) are shown as that change (the baseline subtracted)."""
     if series is None:
         return []
     ref = shot.get("release_frame")

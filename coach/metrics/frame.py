@@ -45,10 +45,20 @@ _angle_metric("arrow_tilt", "arrow_tilt", "Tilt of the line bow wrist → draw w
 _angle_metric("bow_elbow_angle", "bow_elbow", "Bow-arm angle shoulder–elbow–wrist; 180° = straight.")
 _angle_metric("draw_elbow_angle", "draw_elbow", "Draw-arm angle shoulder–elbow–wrist.")
 _angle_metric("shoulder_tilt", "shoulder_tilt", "Tilt of the shoulder line; + when the bow shoulder is higher.")
-_angle_metric("trunk_lean", "trunk_lean", "Angle of hip-centre → shoulder-centre from vertical.")
 
 
-@metric("head_pitch", "frame", "deg", ("nose", "bow_ear", "draw_ear"), relative_to_setup=True)
+@metric("trunk_lean", "frame", "deg", point_names(ANGLES["trunk_lean"]), relative_to="setup")
+def trunk_lean(body: Body) -> float:
+    """Lean of hip-centre → shoulder-centre from the picture's vertical, + with the shoulders towards the
+    picture's right for a right-handed archer (the target's side, face-on), left for a left-handed one, so a
+    mirrored picture reads the same; judged against the archer's own trunk standing before the raise, so that a
+    camera held a few degrees off level (a phone in the hand) is not read as the archer leaning. Not as the draw
+    starts: a lean may come with the raise (the synthetic upright_trunk fault: from the set on)."""
+    toward = 1.0 if body.sides.handedness == "right" else -1.0
+    return g.signed_lean(body.mid("bow_hip", "draw_hip"), body.mid("bow_shoulder", "draw_shoulder"), toward)
+
+
+@metric("head_pitch", "frame", "deg", ("nose", "bow_ear", "draw_ear"), relative_to="ready")
 def head_pitch(body: Body) -> float:
     """Nose height above the ear line, as an angle over half a shoulder width; + = head tipped back."""
     ear_mid = body.mid("bow_ear", "draw_ear")

@@ -24,9 +24,10 @@ class Metric:
     fn: Callable
     unit: str
     landmarks: tuple[str, ...] = ()
-    # Judged as the change from the archer's own pose as the draw begins (`phase_windows` "ready": set up, looking
-    # at the target), not against fixed angles that the camera's height would move.
-    relative_to_setup: bool = False
+    # Judged as the change from the archer's own pose (a `phase_windows` window, REFERENCES): "ready", the second
+    # before the draw starts, set up and looking at the target; "setup", the second before the raise, standing. Not
+    # against fixed angles that the camera's height or roll would move. None: the value itself is judged.
+    relative_to: str | None = None
     doc: str = ""
 
 
@@ -34,14 +35,19 @@ _REGISTRY: dict[str, Metric] = {}
 METRICS = MappingProxyType(_REGISTRY)
 
 
-def metric(name: str, scope: str, unit: str, landmarks: tuple[str, ...] = (), relative_to_setup=False):
+REFERENCES = ("ready", "setup")
+
+
+def metric(name: str, scope: str, unit: str, landmarks: tuple[str, ...] = (), relative_to: str | None = None):
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
+    if relative_to not in (None, *REFERENCES):
+        raise ValueError(f"relative_to must be one of {REFERENCES} or None")
 
     def deco(fn: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"metric {name!r} registered twice")
-        _REGISTRY[name] = Metric(name, scope, fn, unit, landmarks, relative_to_setup, (fn.__doc__ or "").strip())
+        _REGISTRY[name] = Metric(name, scope, fn, unit, landmarks, relative_to, (fn.__doc__ or "").strip())
         return fn
 
     return deco
