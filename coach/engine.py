@@ -45,6 +45,9 @@ SESSION_MEASURES = (
 ANCHOR_TIMED = ("draw_time", "hold_time")
 UNMEASURABLE = "landmarks hidden, out of frame, or foreshortened"
 PHASE_UNCERTAIN = "phase uncertain"
+# The reference pose a metric is judged against was no such pose (`Metric.reference_within`: the trunk bent in the
+# setup, or the camera far off level).
+NOT_UPRIGHT = "the setup pose was not upright"
 NOT_MEASURED = "not measurable in this shot"
 # A session measure (a spread, a rhythm) is not measured until enough shots are (metrics/session.py
 # MIN_SPREAD_SHOTS): its rule is then not judged for that reason, not "in this shot".
@@ -201,7 +204,7 @@ class RuleEngine:
         for m, q in self._baseline.items():
             if phase in self._baseline_phases[m] and not math.isnan(vals[m]):
                 q.append(vals[m])
-                self._baseline_value[m] = float(np.median(q))
+                self._baseline_value[m] = METRICS[m].reference(np.fromiter(q, float, len(q)))
         active = []
         for r in self.frame_rules:
             h = self._live[r.id]
@@ -322,15 +325,15 @@ class RuleEngine:
             s for s in samples if any(a <= s.body.index < b for p in r.phases if p in windows for a, b in [windows[p]])
         ]
         vals = np.array([s.values[r.metric] for s in inside], dtype=float)
-        if METRICS[r.metric].relative_to is not None:
-            a, b = windows.get(METRICS[r.metric].relative_to, (0, 0))
+        m = METRICS[r.metric]
+        if m.relative_to is not None:
+            a, b = windows.get(m.relative_to, (0, 0))
             base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
-            base = base[~np.isnan(base)]
-            if len(base) < 3:
-                return Finding(
-                    r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, "no setup pose to compare with"
-                )
-            vals = _relative(vals, float(np.median(base)))
+            ref = m.reference(base)
+            if math.isnan(ref):
+                why = NOT_UPRIGHT if (~np.isnan(base)).sum() >= 3 else "no setup pose to compare with"
+                return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, why)
+            vals = _relative(vals, ref)
         ok = ~np.isnan(vals)
         if len(vals) == 0 or ok.mean() < MIN_MEASURED_SHARE:
             return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, UNMEASURABLE)

@@ -210,9 +210,9 @@ def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
     offsets = {}
     for m in engine._baseline:
         a, b = windows.get(METRICS[m].relative_to, (0, 0))
-        v = [s.values[m] for s in engine.samples_between(a, b - 1) if not math.isnan(s.values[m])]
-        if v:
-            offsets[m] = float(np.median(v))
+        ref = METRICS[m].reference(np.array([s.values[m] for s in engine.samples_between(a, b - 1)], dtype=float))
+        if not math.isnan(ref):
+            offsets[m] = ref
     return ShotSeries(start, names, offsets, data)
 
 

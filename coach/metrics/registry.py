@@ -6,9 +6,12 @@ format imports nothing of the analysis."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
+
+import numpy as np
 
 SCOPES = ("frame", "shot", "session")
 # A value of a window (a frame rule's phase, a shot metric's stretch of frames) needs at least this share of the
@@ -28,7 +31,19 @@ class Metric:
     # before the draw starts, set up and looking at the target; "setup", the second before the raise, standing. Not
     # against fixed angles that the camera's height or roll would move. None: the value itself is judged.
     relative_to: str | None = None
+    # ... and that pose is one only while its own value is within this of 0 (the trunk standing: a camera held up to
+    # 15 deg off level; an archer bending to nock or to pick up an arrow is not standing). None: any value.
+    reference_within: float | None = None
     doc: str = ""
+
+    def reference(self, values: np.ndarray) -> float:
+        """The reference pose's value from its frames' values (median; NaN where there are too few, or it is no
+        such pose: `reference_within`)."""
+        values = values[~np.isnan(values)]
+        if len(values) < 3:
+            return math.nan
+        v = float(np.median(values))
+        return v if self.reference_within is None or abs(v) <= self.reference_within else math.nan
 
 
 _REGISTRY: dict[str, Metric] = {}
@@ -38,7 +53,14 @@ METRICS = MappingProxyType(_REGISTRY)
 REFERENCES = ("ready", "setup")
 
 
-def metric(name: str, scope: str, unit: str, landmarks: tuple[str, ...] = (), relative_to: str | None = None):
+def metric(
+    name: str,
+    scope: str,
+    unit: str,
+    landmarks: tuple[str, ...] = (),
+    relative_to: str | None = None,
+    reference_within: float | None = None,
+):
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
     if relative_to not in (None, *REFERENCES):
@@ -47,7 +69,9 @@ def metric(name: str, scope: str, unit: str, landmarks: tuple[str, ...] = (), re
     def deco(fn: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"metric {name!r} registered twice")
-        _REGISTRY[name] = Metric(name, scope, fn, unit, landmarks, relative_to, (fn.__doc__ or "").strip())
+        _REGISTRY[name] = Metric(
+            name, scope, fn, unit, landmarks, relative_to, reference_within, (fn.__doc__ or "").strip()
+        )
         return fn
 
     return deco

@@ -18,6 +18,7 @@ from .text import label, t, word
 _REASONS = {
     "phase not reached in this shot": "why_phase",
     "no setup pose to compare with": "why_setup",
+    "the setup pose was not upright": "why_setup_bent",  # coach/engine.py NOT_UPRIGHT
     "landmarks hidden, out of frame, or foreshortened": "why_hidden",
     "not measurable in this shot": "why_unmeasurable",
     "the arrow pointed into the depth": "why_along_depth",  # coach/shot_view.py ALONG_DEPTH_REASON

@@ -11,6 +11,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "why_view": ("從{view}視角無法判斷", "not judged from the {view} view"),
     "why_phase": ("這箭沒有到這個階段", "the shot did not reach this phase"),
     "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
+    "why_setup_bent": (
+        "預備時身體不正（彎身，或鏡頭傾斜過大），無從比較",
+        "the set-up pose was not upright (bent, or the camera far off level)",
+    ),
     "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
     "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),
     "why_along_depth": ("箭指向鏡頭深處，角度失真", "the arrow pointed into the depth: angles distorted"),

@@ -19,14 +19,14 @@ PLAN = ShotPlan(raise_start=40, draw_start=65, anchor=95, release=170)
 TRUNK = [11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22] + list(range(11))  # the head, shoulders and arms
 
 
-def _leaning(track: PoseTrack, degrees: float) -> PoseTrack:
-    """The archer's upper body turned `degrees` about the hip centre, easing in over the draw and held to the end:
-    a lean away from the target as the bow is drawn."""
+def _leaning(track: PoseTrack, degrees: float, share=None) -> PoseTrack:
+    """The archer's upper body turned `degrees` about the hip centre, by `share(frame)` of it: by default easing in
+    over the draw and held to the end, a lean away from the target as the bow is drawn."""
+    share = share or (lambda i: min(max((i - PLAN.draw_start) / (PLAN.anchor - PLAN.draw_start), 0.0), 1.0))
     frames = []
     for f in track.frames:
         lm = f.landmarks.copy()
-        k = min(max((f.index - PLAN.draw_start) / (PLAN.anchor - PLAN.draw_start), 0.0), 1.0)
-        a = math.radians(degrees * k)
+        a = math.radians(degrees * share(f.index))
         px = lm[:, :2] * [W, H]
         hip = px[[23, 24]].mean(axis=0)
         rel = px[TRUNK] - hip
@@ -63,3 +63,19 @@ def test_a_camera_held_off_level_is_no_lean(roll: float) -> None:
 def test_a_lean_the_draw_brings_is_one_however_the_camera_is_held(roll: float) -> None:
     finding = _trunk(tilt(_leaning(_face_on(make_track([PLAN], 300)), 20.0), roll))
     assert finding.verdict == FAULT and abs(finding.value) > 15.0, finding
+
+
+def test_a_setup_bent_over_is_no_standing_pose_to_judge_against() -> None:
+    """The archer bent 30 deg over the arrow through the second before the raise, upright after: against that, the
+    upright hold would read a 30 deg lean. Beyond 15 deg the setup is no standing pose; the lean is not judged,
+    and the reason says so in both languages."""
+    from coach.engine import NOT_UPRIGHT
+    from coach.results import NOT_ASSESSABLE
+    from coach.wording.machine import reason_text
+
+    def bent(i: int) -> float:
+        return 1.0 if PLAN.raise_start - 40 <= i < PLAN.raise_start else 0.0
+
+    finding = _trunk(_leaning(_face_on(make_track([PLAN], 300)), 30.0, bent))
+    assert (finding.verdict, finding.reason) == (NOT_ASSESSABLE, NOT_UPRIGHT), finding
+    assert reason_text(finding.reason, "zh").startswith("預備時身體不正"), reason_text(finding.reason, "zh")
