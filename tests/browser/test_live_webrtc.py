@@ -168,17 +168,12 @@ def test_browser_camera_connects_over_loopback(tmp_path):
                 page.goto(url, timeout=120_000)
                 start = _start_frame(page, time.monotonic() + 180)  # the page's script runs, then the component
                 assert start is not None, "the webrtc component never showed its START button"
-                start.locator("button:has-text('START')").click()
                 states: list[str] = []
                 pcs: list[dict] = []
-                deadline = time.monotonic() + 180  # connecting, then the first frames reaching the server callback
-                while time.monotonic() < deadline:
-                    states = start.evaluate("window.__pcStates || []")
-                    if "connected" in states and _frames_seen(frames) > 0:
+                for attempt in range(START_ATTEMPTS):
+                    states = _connect(start, frames, time.monotonic() + 180)
+                    if _frames_seen(frames) > 0 or attempt + 1 == START_ATTEMPTS:
                         break
-                    if "connected" in states and states[-1] in ("closed", "failed"):
-                        break  # over: no frame will come on this connection
-                    time.sleep(0.5)
                 try:
                     pcs = start.evaluate(PC_STATS)
                 except Exception as e:  # the component's frame gone: the failure still says what it can
@@ -192,6 +187,29 @@ def test_browser_camera_connects_over_loopback(tmp_path):
             f"no frame reached the server: stalled at {stalled_stage(states, pcs, seen)}\n"
             f"--- server webrtc log ---\n{server_log}\n--- streamlit log ---\n{_tail(tmp_path / 'streamlit.log')}"
         )
+
+
+# streamlit-webrtc may reset its worker in a rerun that lands while the SDP answer is on its way ("Context for
+# key=cam was not rendered for 1 script runs; resetting stale state" in the server log, then the connection
+# closed before any frame): a race of the component's own, seen in a freshly installed clone, which a user meets
+# as a START that stops at once and answers by pressing START again. The test does the same, once.
+START_ATTEMPTS = 2
+
+
+def _connect(start, frames: Path, deadline: float) -> list[str]:
+    """Press START (its button shown again after a connection that closed) and wait until the first frames reach
+    the server's callback, or the connection is over; the peer connection's states on the way."""
+    start.evaluate("window.__pcStates = []")
+    start.locator("button:has-text('START')").click(timeout=60_000)
+    states: list[str] = []
+    while time.monotonic() < deadline:
+        states = start.evaluate("window.__pcStates || []")
+        if "connected" in states and _frames_seen(frames) > 0:
+            break
+        if "connected" in states and states[-1] in ("closed", "failed"):
+            break  # over: no frame will come on this connection
+        time.sleep(0.5)
+    return states
 
 
 def _start_frame(page, deadline: float):
