@@ -23,7 +23,7 @@ from .state import Candidate, OpenShot, ReleaseEvidence
 
 
 def _hold_ref(recent: Sequence[TrackFrame], side: str) -> np.ndarray | None:
-    """Median draw-wrist position over the recent hold (`ReleaseWatch._recent_hold`)."""
+    """Median draw-wrist position over the recent hold (`_recent`)."""
     pts = [f.wrists(side)[1] for f in recent]
     return np.median(np.asarray(pts), axis=0) if pts else None
 
@@ -77,6 +77,27 @@ def _span_kept(hold: list[TrackFrame], side: str) -> list[TrackFrame]:
     return [f for f, bad in zip(hold, folded) if not bad]
 
 
+def _hold_jitter(hold: Sequence[TrackFrame], side: str) -> float:
+    """How far the draw wrist strays in the hold (90th percentile of its distance from the median)."""
+    pts = np.asarray([f.wrists(side)[1] for f in hold]).reshape(-1, 2)
+    pts = pts[~np.isnan(pts[:, 0])]
+    if len(pts) < 3:
+        return 0.0
+    return float(np.percentile(np.hypot(*(pts - np.median(pts, axis=0)).T), 90))
+
+
+def _recent(hold: Sequence[TrackFrame], side: str) -> list[TrackFrame]:
+    """The frames of the hold's last P.hold_ref_s with the draw hand seen (at least P.hold_ref_min_frames of
+    them): the last stretch of it the pose saw. After a gap (someone walked in front, MediaPipe lost the archer)
+    that is the hold before the gap, not the first frames after it, which may already be the release's flight."""
+    seen = [f for f in hold if not np.isnan(f.wrists(side)[1][0])]
+    if not seen:
+        return []
+    recent = [f for f in seen if f.t >= seen[-1].t - P.hold_ref_s]
+    # A frame or two seen in a gap may be MediaPipe reading someone else: never fewer than a few frames.
+    return recent if len(recent) >= P.hold_ref_min_frames else seen[-P.hold_ref_min_frames :]
+
+
 def _hold_span(recent: Sequence[TrackFrame]) -> float:
     spans = [sp for sp in map(_span, recent) if not math.isnan(sp)]
     return float(np.median(spans)) if spans else math.nan
@@ -101,7 +122,8 @@ class ReleaseWatch:
             return False
         f = buf[-1]
         before = f.t - P.hold_ref_gap_s
-        recent = self._recent_hold(shot, before)  # read once: every measure of the hold below is on it
+        hold = self._hold(shot, before)  # read once: every measure of the hold below is on it
+        recent = _recent(hold, side)
         ref = _hold_ref(recent, side)
         if ref is None or _off_the_face(recent, side):
             return False
@@ -110,7 +132,7 @@ class ReleaseWatch:
         fell = bow_fast and bow_ref is not None and f.wrists(side)[0][1] - bow_ref[1] >= P.release_bow_drop_sw
         if not (jumped or fell):
             return False
-        thr = max(P.release_confirm_sw, P.release_jitter_factor * self._hold_jitter(shot, before))
+        thr = max(P.release_confirm_sw, P.release_jitter_factor * _hold_jitter(hold, side))
         shot.cand = Candidate(
             f.index,
             f.t,
@@ -219,31 +241,11 @@ class ReleaseWatch:
         place_release(self._buf, shot, ds, shot.cand.confirm_sw, ev, P.release_at_end_conf)
         return True
 
-    def _hold_jitter(self, shot: OpenShot, before_t: float) -> float:
-        """How far the draw wrist strays in this hold (90th percentile of its distance from the median)."""
+    def _hold(self, shot: OpenShot, before_t: float) -> list[TrackFrame]:
+        """The hold's frames from the anchor up to `before_t`, less those where the pose folded the arms
+        (`_span_kept`)."""
         hold = [f for f in self._buf if f.index >= shot.anchor_at.frame and f.t <= before_t]
-        pts = np.asarray([f.wrists(shot.handedness)[1] for f in _span_kept(hold, shot.handedness)])
-        pts = pts[~np.isnan(pts[:, 0])] if len(pts) else pts
-        if len(pts) < 3:
-            return 0.0
-        return float(np.percentile(np.hypot(*(pts - np.median(pts, axis=0)).T), 90))
-
-    def _recent_hold(self, shot: OpenShot, before_t: float) -> list[TrackFrame]:
-        """The frames of the hold's last P.hold_ref_s with the draw hand seen, up to `before_t` (at least
-        P.hold_ref_min_frames of them): the last stretch of it the pose saw. After a gap (someone walked in
-        front, MediaPipe lost the archer) that is the hold before the gap, not the first frames after it, which
-        may already be the release's flight."""
-        seen = [
-            f
-            for f in self._buf
-            if f.index >= shot.anchor_at.frame and f.t <= before_t and not np.isnan(f.wrists(shot.handedness)[1][0])
-        ]
-        seen = _span_kept(seen, shot.handedness)
-        if not seen:
-            return []
-        recent = [f for f in seen if f.t >= seen[-1].t - P.hold_ref_s]
-        # A frame or two seen in a gap may be MediaPipe reading someone else: never fewer than a few frames.
-        return recent if len(recent) >= P.hold_ref_min_frames else seen[-P.hold_ref_min_frames :]
+        return _span_kept(hold, shot.handedness)
 
     def _release_evidence(self, shot: OpenShot, ds: list[tuple[int, float]], cut: bool = False) -> ReleaseEvidence:
         """Each signal as a share of what makes it sure: the hand and the span over the later half of the

@@ -24,8 +24,8 @@ class Phase(str, Enum):
 # then the follow-through.
 SETUP_S = 1.0  # how much of the time before the raise counts as the setup pose
 # The poses a metric judged against the archer's own (`Metric.relative_to`) is compared with. The trunk's lean:
-# the setup, standing before the raise. The head's pitch: "ready", the second before the draw starts, set up and looking at the target, which is where 開弓偃弰 (the head
-# tipped back as the bow is drawn) is measured from. The setup before the raise is no reference: archers bow
+# the setup, standing before the raise. The head's pitch: "ready", the second before the draw starts, set up and
+# looking at the target, which is where 開弓偃弰 (the head tipped back as the bow is drawn) is measured from. The setup before the raise is no reference: archers bow
 # their heads over the arrow to nock and look up at the target during the raise (real08: the head 26 deg down
 # in the setup, 10 deg down as the draw starts, 5 deg down at full draw, a head_back fault against the setup).
 READY_S = 1.0
