@@ -1,8 +1,9 @@
 """The same shot filmed another way, on a pose track: mirrored (a front camera), at half the frame rate, cropped
 to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, `benchmarks/metamorphic.py` and
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
-releases and verdicts (or a shot said to be uncertain), never a different fault. Pure functions: a new PoseTrack
-out, the input untouched."""
+releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
+track: landmarks that jitter more, frames the model missed, frames a phone repeated (`benchmarks/pose_noise.py`).
+Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .landmarks import NAMES
+from .landmarks import LEFT_SHOULDER, NAMES, RIGHT_SHOULDER
 from .pose_frame import PoseFrame, PoseTrack
 
 # Each landmark's mirror image: left_* <-> right_*, the rest (nose) itself.
@@ -123,3 +124,47 @@ def zoom(track: PoseTrack, end_scale: float) -> PoseTrack:
         return 0.5 + (p - 0.5) * (1 + (end_scale - 1) * t / last)
 
     return _moved(track, move, f"zooming to {end_scale:g}")
+
+
+def _shoulder_width_px(track: PoseTrack) -> float:
+    """The archer's median shoulder width over the track, in pixels (100 where no one is found)."""
+    px = np.array([track.width, track.height])
+    widths = [
+        float(np.hypot(*((f.landmarks[LEFT_SHOULDER, :2] - f.landmarks[RIGHT_SHOULDER, :2]) * px)))
+        for f in track.frames
+        if f.landmarks is not None
+    ]
+    return float(np.median(widths)) if widths else 100.0
+
+
+def jitter(track: PoseTrack, sigma_sw: float, seed: int) -> PoseTrack:
+    """Every point of every frame moved at random (normal, `sigma_sw` shoulder widths in x and in y, each frame
+    on its own): the pose a noisier camera gives, smaller in the picture, darker or lower in resolution. The real
+    tracks' draw hand moves 0.005-0.034 U from frame to frame in a steady hold; 0.01 U of jitter adds ~0.017."""
+    rng = np.random.default_rng(seed)
+    scale = sigma_sw * _shoulder_width_px(track) / np.array([track.width, track.height])
+    frames = []
+    for f in track.frames:
+        lm = None
+        if f.landmarks is not None:
+            lm = f.landmarks.copy()
+            lm[:, :2] += rng.normal(0.0, 1.0, (len(lm), 2)) * scale
+        frames.append(PoseFrame(f.index, f.t_ms, lm, f.world))
+    return replace(track, frames=frames, source=f"{track.source} (jitter {sigma_sw:g} SW)")
+
+
+def dropouts(track: PoseTrack, share: float, seed: int) -> PoseTrack:
+    """A `share` of the frames, at random, with nobody found: the model losing the archer for a frame."""
+    rng = np.random.default_rng(seed)
+    frames = [PoseFrame(f.index, f.t_ms, None, None) if rng.random() < share else f for f in track.frames]
+    return replace(track, frames=frames, source=f"{track.source} (dropouts {share:g})")
+
+
+def repeated(track: PoseTrack, every: int) -> PoseTrack:
+    """Every `every`-th frame a copy of the one before: a phone that repeats a frame to keep its rate."""
+    frames, before = [], None
+    for f in track.frames:
+        shown = before if before is not None and f.index % every == 0 else f
+        frames.append(PoseFrame(f.index, f.t_ms, shown.landmarks, shown.world))
+        before = f
+    return replace(track, frames=frames, source=f"{track.source} (every {every}th frame repeated)")

@@ -155,7 +155,11 @@ class TrackerParams:
     # second the arms settle into aim, the bow arm lowering onto the target (real05, 0.5 U in 0.3 s).
     bow_fall_after_s: float = 1.0
     release_end_glitch_frames: int = 2  # near frames at the very end of the window ignored as glitches
-    release_near_run_frames: int = 2  # inside it, this many near frames in a row: the hand was back at the anchor
+    # ... inside it, near frames (under half the confirmation distance) lasting this long: the hand was back at
+    # the anchor, and the release is after them. A hand lingering by the chin for a frame or two after the string
+    # left (real07) is not; a hold twitch that came back and held is (two frames were enough to say so before: no
+    # release, real or synthetic, at any rate tested, moved when it became 0.1 s).
+    release_near_run_s: float = 0.1
     release_end_min_sw: float = 0.2  # a release cut off by the end of the video has left the anchor by this much
     release_at_end_conf: float = 0.6  # ... likely a release (real02: 4 frames before the end), follow-through unseen
     # More than this many frames between the last one showing the draw hand at the anchor and the release found

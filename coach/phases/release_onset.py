@@ -179,15 +179,19 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
         ds = ds[:-n_back]
     # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
     # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
+    # Back at the anchor means there for P.release_near_run_s (a time, not a count of frames: two frames are 67 ms
+    # at 30 fps but 33 ms at 60, and a noisier pose puts one or two frames of a lingering hand just inside the
+    # near distance: real07, whose hand stays by the chin for three frames after the string left).
     jump = ds[-1][0]
-    near_run = 0
+    period = _frame_period(buf, ds[0][0], ds[-1][0])
+    near_from: int | None = None  # the latest frame of the near run being walked back over
     for i, d in reversed(ds):
         if d < thr / 2:
-            near_run += 1
-            if near_run >= P.release_near_run_frames:
+            near_from = i if near_from is None else near_from
+            if buf[near_from].t - buf[i].t + period >= P.release_near_run_s - 1e-6:
                 break
             continue
-        near_run = 0
+        near_from = None
         jump = i
     # The run may begin with the hand in front of the anchor: a creep forward just before the release
     # (fault_release at 15 fps, where no frame catches the hand passing back through the anchor). The
@@ -198,6 +202,11 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
             break
         jump = nxt
     return jump
+
+
+def _frame_period(buf: Sequence[TrackFrame], lo: int, hi: int) -> float:
+    """The time from one frame to the next over buf[lo..hi] (s; the nominal 30 fps where it cannot be told)."""
+    return (buf[hi].t - buf[lo].t) / (hi - lo) if hi > lo and buf[hi].t > buf[lo].t else 1 / 30
 
 
 def _unseen_about(
