@@ -39,9 +39,11 @@ def tracks() -> list[Path]:
     return sorted(real.glob("*.pose.json")) + sorted((ROOT / "tests" / "golden").glob("*.pose.json.gz"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--transforms", default=",".join(TRANSFORMS), help="comma-separated, of " + ", ".join(TRANSFORMS))
+def run(doc: str, transforms: dict, argv: list[str] | None) -> tuple[int, int]:
+    """Every track analysed as it is and through each transform asked for (`--transforms`), one line per track:
+    the transforms whose result is not the original's. (transformed tracks that gave the same, all of them)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--transforms", default=",".join(transforms), help="comma-separated, of " + ", ".join(transforms))
     args = ap.parse_args(argv)
     from coach.pipeline import analyze_track
     from coach.pose_frame import load_posetrack
@@ -53,12 +55,17 @@ def main(argv: list[str] | None = None) -> int:
         base = analyze_track(track)
         differ = []
         for name in names:
-            verdict = compare(base, analyze_track(TRANSFORMS[name](track)), False)
+            verdict = compare(base, analyze_track(transforms[name](track)), False)
             total += 1
             same += verdict.startswith("same")
             if not verdict.startswith("same"):
                 differ.append(f"{name}: {verdict}")
         print(f"{path.name.split('.pose')[0]:40} {'; '.join(differ) or 'same under every transform'}", flush=True)
+    return same, total
+
+
+def main(argv: list[str] | None = None) -> int:
+    same, total = run(__doc__, TRANSFORMS, argv)
     print(f"camera motion: {same}/{total} transformed tracks give the original's shots and verdicts")
     return 0
 

@@ -13,7 +13,6 @@ such places without new labels.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -21,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from camera_motion import tracks  # noqa: E402
-from metamorphic import compare  # noqa: E402
+from camera_motion import run  # noqa: E402
 
 from coach.track_transforms import dropouts, jitter, repeated  # noqa: E402
 
@@ -35,25 +33,7 @@ TRANSFORMS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--transforms", default=",".join(TRANSFORMS), help="comma-separated, of " + ", ".join(TRANSFORMS))
-    args = ap.parse_args(argv)
-    from coach.pipeline import analyze_track
-    from coach.pose_frame import load_posetrack
-
-    names = args.transforms.split(",")
-    same = total = 0
-    for path in tracks():
-        track = load_posetrack(path)
-        base = analyze_track(track)
-        differ = []
-        for name in names:
-            verdict = compare(base, analyze_track(TRANSFORMS[name](track)), False)
-            total += 1
-            same += verdict.startswith("same")
-            if not verdict.startswith("same"):
-                differ.append(f"{name}: {verdict}")
-        print(f"{path.name.split('.pose')[0]:40} {'; '.join(differ) or 'same under every transform'}", flush=True)
+    same, total = run(__doc__, TRANSFORMS, argv)
     print(f"pose noise: {same}/{total} noisier tracks give the original's shots and verdicts")
     return 0
 
