@@ -50,3 +50,25 @@ def test_a_panning_or_zooming_camera_moves_no_release() -> None:
         (shot,) = run(moved)
         assert shot.release_frame == still.release_frame, moved.source
         assert abs(shot.anchor_frame - still.anchor_frame) <= 1, moved.source
+
+
+def test_a_noisier_pose_is_seeded_and_leaves_the_track_as_it_was() -> None:
+    import numpy as np
+
+    from coach.track_transforms import dropouts, jitter, repeated
+    from tests.unit.phases.test_phases import SW_PX, ShotPlan, make_track
+
+    track = make_track([ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)], 200, noise_px=0.0)
+    before = _points(track).copy()
+    px = np.array([track.width, track.height])
+    moved = (_points(jitter(track, 0.02, 1)) - before) * px / SW_PX  # in shoulder widths
+    assert abs(float(moved.std()) - 0.02) < 0.002 and np.allclose(
+        _points(jitter(track, 0.02, 1)), before + moved * SW_PX / px
+    )
+    assert not np.allclose(_points(jitter(track, 0.02, 2)), before + moved * SW_PX / px)
+    lost = sum(f.landmarks is None for f in dropouts(track, 0.05, 1).frames)
+    assert 3 <= lost <= 20 and len(dropouts(track, 0.05, 1).frames) == len(track.frames)
+    again = repeated(track, 5).frames
+    assert all(np.array_equal(again[i].landmarks, track.frames[i - 1].landmarks) for i in range(5, 200, 5))
+    assert np.array_equal(again[6].landmarks, track.frames[6].landmarks)
+    assert np.array_equal(_points(track), before)  # the input untouched
