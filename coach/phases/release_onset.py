@@ -177,11 +177,10 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
         n_back += 1
     if 0 < n_back <= P.release_end_glitch_frames and n_back < len(ds):
         ds = ds[:-n_back]
-    # A lone near frame inside the away run is the hand passing the anchor as MediaPipe throws it forwards
-    # (fault_bow_arm: wrists swapped 8 frames into the release), not the hand back at the anchor.
-    # Back at the anchor means there for P.release_near_run_s (a time, not a count of frames: two frames are 67 ms
-    # at 30 fps but 33 ms at 60, and a noisier pose puts one or two frames of a lingering hand just inside the
-    # near distance: real07, whose hand stays by the chin for three frames after the string left).
+    # Near frames inside the away run are the hand back at the anchor only once they last P.release_near_run_s, a
+    # time and not a count of frames (two frames are 67 ms at 30 fps, 33 ms at 60). Shorter, they are MediaPipe
+    # throwing the hand past the anchor (fault_bow_arm: wrists swapped 8 frames into the release) or a hand
+    # lingering by the chin that a noisier pose reads just inside the near distance (real07, three frames).
     jump = ds[-1][0]
     period = _frame_period(buf, ds[0][0], ds[-1][0])
     near_from: int | None = None  # the latest frame of the near run being walked back over
