@@ -49,16 +49,21 @@ def _raised_since(buf: Sequence[TrackFrame], i: int, floor_i: int, handedness: s
 
 
 def _set(buf: Sequence[TrackFrame], lo: int, hi: int, handedness: str) -> tuple[int, float]:
-    """The set over buf[lo..hi]: the last frame about as slow as the slowest, and that slowest arm motion
-    (U/s); (hi, NaN) where no motion can be told."""
+    """The set over buf[lo..hi]: the end of the pause around the slowest moment (the frames after it as slow,
+    within a tolerance, without a break), and that slowest arm motion (U/s); (hi, NaN) where no motion can be told.
+    A hitch later in the draw as slow is the hand slowing on its way, not the set (fault_hold: with the points
+    despiked on the body, the hand at 79, ten frames after it left the set, read as slow as the set)."""
     motion = [(j, _motion(buf, j, handedness)) for j in range(lo, hi + 1)]
     motion = [(j, m) for j, m in motion if not math.isnan(m)]
     if not motion:
         return hi, math.nan
-    m_min = min(m for _, m in motion)
+    k = min(range(len(motion)), key=lambda n: motion[n][1])
+    m_min = motion[k][1]
     peak = float(np.percentile([m for _, m in motion], 90))
     tol = min(P.set_motion_tol_sw_s, max(P.set_motion_tol_min_sw_s, P.set_motion_tol_frac * peak))
-    return max(j for j, m in motion if m <= m_min + tol), m_min
+    while k + 1 < len(motion) and motion[k + 1][1] <= m_min + tol:
+        k += 1
+    return motion[k][0], m_min
 
 
 def _paused_for(buf: Sequence[TrackFrame], i: int, handedness: str) -> float:

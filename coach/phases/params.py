@@ -45,8 +45,8 @@ class TrackerParams:
     new_draw_min_sw: float = 0.6  # the draw hand came to an anchor from at least this far (since the last shot)
     # A draw widens the span more than this after the raise face-on (down-line it barely does).
     draw_span_growth_min_sw: float = 0.5
-    # The draw starts at the last frame this close to the slowest arm motion at the set, or this share of the
-    # draw's (90th percentile) arm speed if less (a slow draw), but no closer than the minimum.
+    # The draw starts where the arms stop being this close to the slowest arm motion at the set (the pause's end),
+    # or this share of the draw's (90th percentile) arm speed if less (a slow draw), but no closer than the minimum.
     set_motion_tol_sw_s: float = 0.1
     set_motion_tol_frac: float = 0.1
     set_motion_tol_min_sw_s: float = 0.03
