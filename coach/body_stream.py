@@ -8,6 +8,13 @@ Before smoothing, MediaPipe's glitches are taken out of the raw points: frames w
 the hips) gets its left/right labels back (`UpperBodyGuard`, both modes, causal); in
 recorded video jumps of up to 0.1 s (1-3 frames at 30 fps) are replaced by the median of their ±0.1 s window
 (`Despiker`, which adds its own delay of as many frames). `Body.raw_xy` carries the cleaned, unsmoothed points.
+
+The despiker and the smoothers see the points relative to the shoulder midpoint, and that midpoint apart
+(`_on_body`): where every point is read the centred smoother gives the same sum, but a median or an average over
+frames where a point was misread or missing is then one of where it was on the body, not of where it was in a
+picture the camera moved meanwhile (a pan made MediaPipe's hand at the anchor jump 0.2 U in the despiker's output
+and a stance_high shot went unseen), and the One-Euro filter smooths a still archer as still while the camera
+pans (its cutoff rises with the speed it sees).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import numpy as np
 from .body_guard import UPPER_BODY, UpperBodyGuard
 from .filters import CenteredSmoother, Despiker, OneEuroFilter
 from .kinematics import Body, ShoulderWidth
-from .landmarks import N_LANDMARKS, SIDES, SideMap
+from .landmarks import LEFT_SHOULDER, N_LANDMARKS, RIGHT_SHOULDER, SIDES, SideMap
 from .pose_frame import PoseFrame, PoseTrack
 
 VIS_MIN = 0.3
@@ -44,6 +51,7 @@ class BodyStream:
         self._xy = np.empty((N_LANDMARKS, 2))
         self._nan_xy = np.full((N_LANDMARKS, 2), np.nan)
         self._zero_vis = np.zeros(N_LANDMARKS)
+        self._origin = np.zeros(2)  # the last shoulder midpoint read (`_on_body`)
 
     @property
     def lag(self) -> int:
@@ -67,10 +75,22 @@ class BodyStream:
                 doubt[UPPER_BODY] = vis[UPPER_BODY] < VIS_MIN_MIRRORED
             raw[doubt] = np.nan
         if self._one_euro is not None:
-            return [self._make(pf.index, pf.t_ms, self._one_euro(raw, pf.t_ms / 1000.0), vis, raw)]
+            smoothed = _in_picture(self._one_euro(self._on_body(raw), pf.t_ms / 1000.0))
+            return [self._make(pf.index, pf.t_ms, smoothed, vis, raw)]
         self._pending.append((pf.index, pf.t_ms, vis))
-        clean = self._despike.push(raw, self._guard.scale)
+        clean = self._despike.push(self._on_body(raw), self._guard.scale)
         return [] if clean is None else self._smooth(clean)
+
+    def _on_body(self, raw: np.ndarray) -> np.ndarray:
+        """(N_LANDMARKS + 1, 2): the points relative to the shoulder midpoint, then that midpoint (the last one read
+        while the shoulders are not); `_in_picture` puts them back."""
+        origin = 0.5 * (raw[LEFT_SHOULDER] + raw[RIGHT_SHOULDER])
+        if not np.isnan(origin).any():
+            self._origin = origin
+        out = np.empty((N_LANDMARKS + 1, 2))
+        np.subtract(raw, self._origin, out=out[:N_LANDMARKS])
+        out[N_LANDMARKS] = self._origin
+        return out
 
     def flush(self) -> list[Body]:
         if self._centered is None:
@@ -80,18 +100,23 @@ class BodyStream:
             out += self._smooth(clean)
         return out + [self._emit(sm) for sm in self._centered.flush()]
 
-    def _smooth(self, clean: np.ndarray) -> list[Body]:
-        self._clean.append(clean)
-        sm = self._centered.push(clean)
+    def _smooth(self, clean_on_body: np.ndarray) -> list[Body]:
+        self._clean.append(_in_picture(clean_on_body))
+        sm = self._centered.push(clean_on_body)
         return [] if sm is None else [self._emit(sm)]
 
-    def _emit(self, smoothed: np.ndarray) -> Body:
+    def _emit(self, smoothed_on_body: np.ndarray) -> Body:
         index, t_ms, vis = self._pending.popleft()
-        return self._make(index, t_ms, smoothed, vis, self._clean.popleft())
+        return self._make(index, t_ms, _in_picture(smoothed_on_body), vis, self._clean.popleft())
 
     def _make(self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray) -> Body:
         sw = self._sw.update(xy, vis)
         return Body(index, t_ms, xy, vis, sw, self.sides, raw)
+
+
+def _in_picture(on_body: np.ndarray) -> np.ndarray:
+    """The points in the picture again from `BodyStream._on_body`'s layout."""
+    return on_body[:N_LANDMARKS] + on_body[N_LANDMARKS]
 
 
 def bodies_from_track(track: PoseTrack, handedness: str = "right", mode: str = "recorded") -> Iterator[Body]:
