@@ -65,7 +65,9 @@ class BodyStream:
             raw, vis = self._nan_xy, self._zero_vis
         else:
             np.multiply(pf.landmarks[:, :2], self._scale, out=self._xy)
-            raw, vis = self._xy.copy(), pf.landmarks[:, 3].copy()
+            # Live, the raw points are the Body's own; recorded video keeps them only as `_on_body` lays them out.
+            raw = self._xy.copy() if self._one_euro is not None else self._xy
+            vis = pf.landmarks[:, 3].copy()
             repaired = self._guard(raw, vis, pf.t_ms / 1000.0)
             # Landmarks MediaPipe itself doubts are treated as missing before smoothing, so a guessed
             # wrist behind the bow does not drag the smoothed one. In a frame it misread as facing away,
@@ -75,7 +77,7 @@ class BodyStream:
                 doubt[UPPER_BODY] = vis[UPPER_BODY] < VIS_MIN_MIRRORED
             raw[doubt] = np.nan
         if self._one_euro is not None:
-            smoothed = _in_picture(self._one_euro(self._on_body(raw), pf.t_ms / 1000.0))
+            smoothed = _in_picture(self._one_euro(self._on_body(raw), pf.t_ms / 1000.0), own=True)
             return [self._make(pf.index, pf.t_ms, smoothed, vis, raw)]
         self._pending.append((pf.index, pf.t_ms, vis))
         clean = self._despike.push(self._on_body(raw), self._guard.scale)
@@ -107,16 +109,18 @@ class BodyStream:
 
     def _emit(self, smoothed_on_body: np.ndarray) -> Body:
         index, t_ms, vis = self._pending.popleft()
-        return self._make(index, t_ms, _in_picture(smoothed_on_body), vis, self._clean.popleft())
+        return self._make(index, t_ms, _in_picture(smoothed_on_body, own=True), vis, self._clean.popleft())
 
     def _make(self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray) -> Body:
         sw = self._sw.update(xy, vis)
         return Body(index, t_ms, xy, vis, sw, self.sides, raw)
 
 
-def _in_picture(on_body: np.ndarray) -> np.ndarray:
-    """The points in the picture again from `BodyStream._on_body`'s layout."""
-    return on_body[:N_LANDMARKS] + on_body[N_LANDMARKS]
+def _in_picture(on_body: np.ndarray, own: bool = False) -> np.ndarray:
+    """The points in the picture again from `BodyStream._on_body`'s layout: a new array, or `on_body`'s own rows
+    where nothing else holds it (`own`: the smoothers' output, new each frame)."""
+    points = on_body[:N_LANDMARKS]
+    return np.add(points, on_body[N_LANDMARKS], out=points if own else None)
 
 
 def bodies_from_track(track: PoseTrack, handedness: str = "right", mode: str = "recorded") -> Iterator[Body]:
