@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coach.body_stream import bodies_from_track
-from coach.landmarks import INDEX, LEFT_SHOULDER, RIGHT_SHOULDER
+from coach.landmarks import INDEX
 from coach.pose_frame import PoseFrame, PoseTrack
 from coach.track_transforms import pan
 from tests.unit.phases.test_phases import ShotPlan, make_track
@@ -32,7 +32,7 @@ def _hand_on_body(track: PoseTrack, mode: str) -> dict[int, np.ndarray]:
     """The smoothed draw wrist relative to the smoothed shoulder midpoint (pixels), per frame it is known."""
     out = {}
     for b in bodies_from_track(track, "right", mode):
-        hand = b.xy[DRAW_WRIST] - 0.5 * (b.xy[LEFT_SHOULDER] + b.xy[RIGHT_SHOULDER])
+        hand = b.p("draw_wrist") - b.mid("bow_shoulder", "draw_shoulder")
         if not np.isnan(hand).any():
             out[b.index] = hand
     return out

@@ -60,23 +60,25 @@ def test_a_set_after_the_halfway_span_is_found() -> None:
     assert abs(buf[raise_i].index - NOCK) <= 3, raise_i
 
 
-def _hitched_draw(length: float, hitch_at: int, hitch: int) -> list[TrackFrame]:
-    """From the set on: still for SET frames; a draw of `length` U whose hand all but stops (0.03 U/s) for `hitch`
-    frames `hitch_at` frames in, a quarter of the way; then on to the anchor and the hold."""
-    frames, x = [], 0.15
+HITCH = 6  # frames the hand all but stops for in `_hitched_draw`
+
+
+def _hitched_draw(length: float) -> list[TrackFrame]:
+    """From the set on: still for SET frames; a draw of `length` U whose hand, a quarter of the way (a third of
+    DRAW's frames in), all but stops (0.03 U/s) for HITCH frames; then on to the anchor and the hold."""
+    frames = []
     first, rest = DRAW // 3, DRAW - DRAW // 3
-    for i in range(SET + hitch + DRAW + HOLD):
+    for i in range(SET + HITCH + DRAW + HOLD):
         j = i - SET  # frames into the draw
         if j <= 0:
             x = 0.15
         elif j <= first:
             x = 0.15 + 0.25 * length * _ease(j / first)
-        elif j <= first + hitch:
-            x += 0.03 / FPS
+        elif j <= first + HITCH:
+            x = 0.15 + 0.25 * length + 0.03 * (j - first) / FPS
         else:
-            x = 0.15 + 0.25 * length + 0.03 * hitch / FPS + 0.75 * length * _ease((j - first - hitch) / rest)
+            x = 0.15 + 0.25 * length + 0.03 * HITCH / FPS + 0.75 * length * _ease((j - first - HITCH) / rest)
         frames.append(_frame(i, (-1.6, -0.3), (x, -0.05)))
-    assert first == hitch_at
     return frames
 
 
@@ -84,7 +86,6 @@ def test_the_draw_starts_where_the_set_ends_not_at_a_later_hitch_as_slow() -> No
     """The set is the pause around the slowest moment, and the draw starts where that pause ends: a hitch later in
     the draw, nearly as slow (within the set's tolerance), is the hand slowing on its way, not the set (the
     synthetic fault_hold archer's hand at 79, ten frames into a draw that left the set at 67-69)."""
-    buf = _hitched_draw(1.45, hitch_at=DRAW // 3, hitch=6)
-    anchor = SET + 6 + DRAW
-    _, draw_i, _, set_motion = _back_raise_draw(buf, anchor, 0, "right")
+    buf = _hitched_draw(1.45)
+    _, draw_i, _, set_motion = _back_raise_draw(buf, SET + HITCH + DRAW, 0, "right")
     assert SET - 3 <= buf[draw_i].index <= SET + 2, (draw_i, set_motion)
