@@ -5,9 +5,9 @@ fault the original lacks; benchmarks/metamorphic.py `compare`), and a summary li
 
     python benchmarks/camera_motion.py
 
-The analysis is body-relative, so a pan or a zoom should change nothing; a roll changes every angle measured
-against the picture's vertical or horizontal (the trunk's lean, the bow arm's height), which a pose alone cannot
-tell from the archer's own.
+The analysis is body-relative, so a pan or a zoom should change nothing; a roll would change every angle measured
+against the picture's vertical or horizontal, so the trunk's lean is judged against the archer's own standing
+trunk, and the arrow's tilt and the follow-through hand's drop with the camera's roll that trunk shows taken out.
 """
 
 from __future__ import annotations

@@ -275,7 +275,7 @@ class Analyzer:
 
     def _shot_series(self, shot: ShotResult) -> Series | None:
         """The frame metrics of the shot's rules over the shot (raise start → end), float32, one row per metric."""
-        names = list(self.engine.frame_metrics)
+        names = list(self.engine.judged_metrics)
         lo = next(
             (f for f in (shot.raise_start_frame, shot.draw_start_frame, shot.anchor_frame) if f is not None), None
         )

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from posture_rules.pack import Rule, RulePack
 
-from .kinematics import Body
+from .kinematics import VIS_MIN, Body
 from .metrics import METRICS, ShotFrames
-from .metrics.registry import MIN_MEASURED_SHARE
+from .metrics.registry import MIN_MEASURED_SHARE, Metric
 from .phases import PHASE_MARKS, REFERENCE_POSES, first_seen_drawn, phase_windows
 from .results import FAULT, NOT_ASSESSABLE, PASS, Finding, uncertain_marks
 
@@ -53,6 +54,9 @@ NOT_MEASURED = "not measurable in this shot"
 # MIN_SPREAD_SHOTS): its rule is then not judged for that reason, not "in this shot".
 TOO_FEW_SHOTS = "too few shots measured to compare"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
+# Measured on every frame whatever the pack judges: the shot metrics read against the picture's level take out the
+# camera's roll the standing trunk shows in the setup (shot_camera_roll).
+CAMERA_ROLL = "camera_roll"
 
 
 def phase_uncertain_rules(findings) -> set[str]:
@@ -158,8 +162,22 @@ def _beyond(th, side: str, measured: np.ndarray) -> bool:
     return float(np.quantile(measured, FAULT_SHARE)) < th.enter_below
 
 
-def _relative(values: np.ndarray, baseline: float) -> np.ndarray:
-    return values - baseline
+def pose_reference(m: Metric, samples: Iterable[Sample], windows) -> tuple[float, np.ndarray]:
+    """What metric `m`, judged against the archer's own pose (`Metric.relative_to`), has subtracted in a shot with
+    these phase windows (NaN: not judged), and the reference pose's values it was taken from."""
+    a, b = windows.get(m.relative_to, (0, 0))
+    pose = np.array([s.values[m.reference_source] for s in samples if a <= s.body.index < b], dtype=float)
+    return m.offset(pose), pose
+
+
+def shot_camera_roll(samples: Iterable[Sample], windows) -> float:
+    """The picture's roll in a shot, for the shot metrics read against the picture's level (ShotFrames.camera_roll):
+    camera_roll in the setup, as arrow_tilt's reference takes it (0 where no standing setup was seen)."""
+    a, b = windows.get("setup", (0, 0))
+    ref = METRICS[CAMERA_ROLL].reference(
+        np.array([s.values[CAMERA_ROLL] for s in samples if a <= s.body.index < b], dtype=float)
+    )
+    return 0.0 if math.isnan(ref) else ref
 
 
 class RuleEngine:
@@ -171,11 +189,16 @@ class RuleEngine:
         self.frame_rules = tuple(r for r in self.rules if r.scope == "frame")
         self.shot_rules = tuple(r for r in self.rules if r.scope == "shot")
         self.session_rules = tuple(r for r in self.rules if r.scope == "session")
-        self.frame_metrics = tuple(sorted({r.metric for r in self.frame_rules}))
+        # The frame rules' metrics and those their reference is taken from (arrow_tilt's camera roll), each measured
+        # where its landmarks are as visible as the least demanding rule that needs it asks.
+        self._min_vis: dict[str, float] = {}
+        for r in self.frame_rules:
+            for m in (r.metric, METRICS[r.metric].reference_source):
+                self._min_vis[m] = min(self._min_vis.get(m, 1.0), r.min_visibility)
+        self._min_vis.setdefault(CAMERA_ROLL, VIS_MIN)
+        self.frame_metrics = tuple(sorted(self._min_vis))
+        self.judged_metrics = tuple(sorted({r.metric for r in self.frame_rules}))  # a shot's series: what rules read
         self._landmarks = {m: METRICS[m].landmarks for m in self.frame_metrics}
-        self._min_vis = {
-            m: min(r.min_visibility for r in self.frame_rules if r.metric == m) for m in self.frame_metrics
-        }
         self.buffer: deque[Sample] = deque(maxlen=max(int(buffer_s * fps), 60))
         self._live = {r.id: Hysteresis(r) for r in self.frame_rules}
         # Live, each metric judged against the archer's own pose (`Metric.relative_to`) takes that pose's median:
@@ -184,7 +207,8 @@ class RuleEngine:
         refs = {m: REFERENCE_POSES[r] for m in self.frame_metrics if (r := METRICS[m].relative_to) is not None}
         self._baseline: dict[str, deque[float]] = {m: deque(maxlen=max(int(s * fps), 5)) for m, (s, _) in refs.items()}
         self._baseline_phases = {m: phases for m, (_, phases) in refs.items()}
-        self._baseline_value: dict[str, float] = dict.fromkeys(self._baseline, math.nan)
+        self._baseline_source = {m: METRICS[m].reference_source for m in refs}
+        self._baseline_value = {m: METRICS[m].offset(np.empty(0)) for m in refs}
 
     # ---- per frame -------------------------------------------------------------------------------------
     def measure(self, body: Body) -> dict[str, float]:
@@ -202,9 +226,10 @@ class RuleEngine:
         vals = self.measure(body)
         self.buffer.append(Sample(body, vals))
         for m, q in self._baseline.items():
-            if phase in self._baseline_phases[m] and not math.isnan(vals[m]):
-                q.append(vals[m])
-                self._baseline_value[m] = METRICS[m].reference(np.fromiter(q, float, len(q)))
+            v = vals[self._baseline_source[m]]
+            if phase in self._baseline_phases[m] and not math.isnan(v):
+                q.append(v)
+                self._baseline_value[m] = METRICS[m].offset(np.fromiter(q, float, len(q)))
         active = []
         for r in self.frame_rules:
             h = self._live[r.id]
@@ -250,6 +275,7 @@ class RuleEngine:
             shot.release_frame,
             shot.end_frame,
             windows["hold"][0] if "hold" in windows else None,
+            shot_camera_roll(samples, windows),
         )
         measures: dict[str, float] = {}
         drawn_unseen = first_seen_drawn(getattr(shot, "marks_confidence", None) or {})
@@ -327,13 +353,11 @@ class RuleEngine:
         vals = np.array([s.values[r.metric] for s in inside], dtype=float)
         m = METRICS[r.metric]
         if m.relative_to is not None:
-            a, b = windows.get(m.relative_to, (0, 0))
-            base = np.array([s.values[r.metric] for s in samples if a <= s.body.index < b], dtype=float)
-            ref = m.reference(base)
+            ref, pose = pose_reference(m, samples, windows)
             if math.isnan(ref):
-                why = NOT_UPRIGHT if (~np.isnan(base)).sum() >= 3 else "no setup pose to compare with"
+                why = NOT_UPRIGHT if (~np.isnan(pose)).sum() >= 3 else "no setup pose to compare with"
                 return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, why)
-            vals = _relative(vals, ref)
+            vals = vals - ref
         ok = ~np.isnan(vals)
         if len(vals) == 0 or ok.mean() < MIN_MEASURED_SHARE:
             return Finding(r.id, NOT_ASSESSABLE, None, limits, win[0], win[1] - 1, unit, UNMEASURABLE)

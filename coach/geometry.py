@@ -36,6 +36,13 @@ def signed_lean(bottom: np.ndarray, top: np.ndarray, toward: float) -> float:
     return math.degrees(math.atan2((top[0] - bottom[0]) * toward, bottom[1] - top[1]))
 
 
+def drop_when_level(a: np.ndarray, b: np.ndarray, roll: float, toward: float) -> float:
+    """How far b lies below a (+ = lower) in the picture turned back level, where the camera was rolled `roll` deg
+    with the picture's side `toward` (+1 right, -1 left) higher."""
+    r = math.radians(roll)
+    return toward * (b[0] - a[0]) * math.sin(r) + (b[1] - a[1]) * math.cos(r)
+
+
 def elevation_above_line(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     """Angle at b between the extension of line a→b and the segment b→p, positive when p is above the line.
 

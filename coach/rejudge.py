@@ -26,7 +26,7 @@ from posture_rules.pack import RulePack
 
 from .analyzer import phase_times
 from .body_stream import BodyStream
-from .engine import RuleEngine, Sample
+from .engine import RuleEngine, Sample, pose_reference
 from .kinematics import Body, ShoulderWidth
 from .metrics import METRICS
 from .phases import SETUP_S, P, ShotPhases, phase_windows
@@ -196,7 +196,7 @@ def _kept_release(like: ShotResult | None, release: int | None) -> dict:
 
 
 def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
-    names = list(engine.frame_metrics)
+    names = list(engine.judged_metrics)
     samples = engine.samples_between(sp.raise_start_frame, sp.end_frame)
     if not names or not samples:
         return None
@@ -208,11 +208,11 @@ def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
     # window), as the engine judges them.
     windows = phase_windows(sp, t)
     offsets = {}
-    for m in engine._baseline:
-        a, b = windows.get(METRICS[m].relative_to, (0, 0))
-        ref = METRICS[m].reference(np.array([s.values[m] for s in engine.samples_between(a, b - 1)], dtype=float))
-        if not math.isnan(ref):
-            offsets[m] = ref
+    for m in names:
+        if METRICS[m].relative_to is not None:
+            ref, _ = pose_reference(METRICS[m], engine.buffer, windows)
+            if not math.isnan(ref):
+                offsets[m] = ref
     return ShotSeries(start, names, offsets, data)
 
 

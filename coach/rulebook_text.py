@@ -11,6 +11,12 @@ from .metrics import METRICS
 UNITS = {"deg": "°", "SW": " SW", "s": " s", "ratio": "", "log": ""}
 # What a metric judged against the archer's own pose is compared with (`Metric.relative_to`).
 _AGAINST = {"ready": ", vs own pose as the draw starts", "setup": ", vs own standing pose before the raise"}
+# ... or what is taken out of it, measured in that pose (`Metric.reference_metric`).
+_LESS = {"camera_roll": ", less the camera's roll the standing trunk shows before the raise"}
+
+
+def _against(m) -> str:
+    return _LESS[m.reference_metric] if m.reference_metric else _AGAINST.get(m.relative_to, "")
 
 
 def _thresholds(th: Thresholds, unit: str = "") -> str:
@@ -32,7 +38,7 @@ def format_rule(r: Rule) -> list[str]:
     if r.observable:
         m = METRICS[r.metric]
         lines.append(
-            f"    measures {r.metric} ({m.scope}{_AGAINST.get(m.relative_to, '')}); "
+            f"    measures {r.metric} ({m.scope}{_against(m)}); "
             f"phases {', '.join(r.phases)}; views {', '.join(r.views)}"
         )
         extra = []

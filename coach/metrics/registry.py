@@ -34,16 +34,36 @@ class Metric:
     # ... and that pose is one only while its own value is within this of 0 (the trunk standing: a camera held up to
     # 15 deg off level; an archer bending to nock or to pick up an arrow is not standing). None: any value.
     reference_within: float | None = None
+    # ... and still: its frames' values within this of each other (interquartile range). A trunk moving in that second
+    # (the archer bending, or a raise already begun where the raise start was found late) shows no standing pose.
+    reference_steady: float | None = None
+    # ... or that pose's value of another metric, taken as a correction: arrow_tilt, measured against the picture's
+    # horizontal, less the camera's roll that the standing trunk shows (camera_roll). Without that pose (a clip that
+    # starts at full draw, an archer bent in the setup) the value is judged as measured, as with a level camera.
+    reference_metric: str | None = None
     doc: str = ""
 
     def reference(self, values: np.ndarray) -> float:
         """The reference pose's value from its frames' values (median; NaN where there are too few, or it is no
-        such pose: `reference_within`)."""
+        such pose: `reference_within`, `reference_steady`)."""
         values = values[~np.isnan(values)]
         if len(values) < 3:
             return math.nan
-        v = float(np.median(values))
+        q1, v, q3 = (float(q) for q in np.quantile(values, (0.25, 0.5, 0.75)))
+        if self.reference_steady is not None and q3 - q1 > self.reference_steady:
+            return math.nan
         return v if self.reference_within is None or abs(v) <= self.reference_within else math.nan
+
+    @property
+    def reference_source(self) -> str:
+        """The metric whose value in the reference pose this one is judged against: its own, or a correction's."""
+        return self.reference_metric or self.name
+
+    def offset(self, pose_values: np.ndarray) -> float:
+        """What is subtracted from this metric's values, given its reference pose's values of `reference_source`:
+        NaN where that pose cannot be told (not judged), but 0 for a correction (judged as measured)."""
+        ref = METRICS[self.reference_source].reference(pose_values)
+        return 0.0 if math.isnan(ref) and self.reference_metric is not None else ref
 
 
 _REGISTRY: dict[str, Metric] = {}
@@ -60,17 +80,30 @@ def metric(
     landmarks: tuple[str, ...] = (),
     relative_to: str | None = None,
     reference_within: float | None = None,
+    reference_steady: float | None = None,
+    reference_metric: str | None = None,
 ):
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
     if relative_to not in (None, *REFERENCES):
         raise ValueError(f"relative_to must be one of {REFERENCES} or None")
+    if reference_metric is not None and relative_to is None:
+        raise ValueError("reference_metric needs the pose it is taken in (relative_to)")
 
     def deco(fn: Callable) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"metric {name!r} registered twice")
         _REGISTRY[name] = Metric(
-            name, scope, fn, unit, landmarks, relative_to, reference_within, (fn.__doc__ or "").strip()
+            name,
+            scope,
+            fn,
+            unit,
+            landmarks,
+            relative_to,
+            reference_within,
+            reference_steady,
+            reference_metric,
+            (fn.__doc__ or "").strip(),
         )
         return fn
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from coach import geometry as g
 from coach.kinematics import angle
 from coach.phases.params import P
 
@@ -30,6 +31,8 @@ class ShotFrames:
     release: int | None
     end: int
     hold_start: int | None = None  # the hold's first frame (coach.phases.phase_windows); the anchor if not given
+    # deg, the picture's roll the standing trunk showed before the raise (metrics/frame.py camera_roll); 0 unseen
+    camera_roll: float = 0.0
 
     def between(self, start: int | None, end: int | None) -> list:
         if start is None or end is None:
@@ -205,8 +208,9 @@ def _draw_arm_angle(body: Body) -> float:
     return angle(body, "draw_elbow")
 
 
-def wrist_below_shoulder(body: Body) -> float:
-    """Draw wrist below the draw shoulder, along the image vertical, in SW; + = lower.
+def wrist_below_shoulder(body: Body, camera_roll: float = 0.0) -> float:
+    """Draw wrist below the draw shoulder, along the vertical of the picture turned back level (`camera_roll`:
+    8 deg of roll moves a hand 1.75 SW behind the shoulder 0.24 SW up or down), in SW; + = lower.
 
     Level is the world's level (平如水準; face-on camera square and at shoulder height), not the shoulder
     line: when the trunk leans, an archer still shooting at the target sends the hand straight back level
@@ -215,7 +219,8 @@ def wrist_below_shoulder(body: Body) -> float:
     shoulder itself still cancels how far that shoulder sinks or rises with it."""
     if not body.sw > 0:
         return math.nan
-    return float(body.p("draw_wrist")[1] - body.p("draw_shoulder")[1]) / body.sw
+    toward = 1.0 if body.sides.handedness == "right" else -1.0  # the bow side, as camera_roll takes it
+    return g.drop_when_level(body.p("draw_shoulder"), body.p("draw_wrist"), camera_roll, toward) / body.sw
 
 
 @metric("follow_through_wrist_drop", "shot", "SW")
@@ -227,7 +232,7 @@ def follow_through_wrist_drop(shot: ShotFrames) -> float:
         return math.nan
     t0 = shot.time_s(shot.release)
     win = [b for b in shot.between(shot.release, shot.end + 1) if t0 + 0.2 <= b.t_s <= t0 + 0.6]
-    return _median_seen(win, wrist_below_shoulder, ("draw_shoulder", "draw_wrist"))
+    return _median_seen(win, lambda b: wrist_below_shoulder(b, shot.camera_roll), ("draw_shoulder", "draw_wrist"))
 
 
 @metric("draw_length", "shot", "SW")

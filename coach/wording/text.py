@@ -12,8 +12,8 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "why_phase": ("這箭沒有到這個階段", "the shot did not reach this phase"),
     "why_setup": ("沒有預備姿勢可比較", "no set-up pose to compare with"),
     "why_setup_bent": (
-        "預備時身體不正（彎身，或鏡頭傾斜過大），無從比較",
-        "the set-up pose was not upright (bent, or the camera far off level)",
+        "預備時身體不正或未站定（彎身、移動，或鏡頭傾斜過大），無從比較",
+        "the set-up pose was not upright and still (bent, moving, or the camera far off level)",
     ),
     "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
     "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),

@@ -79,3 +79,29 @@ def test_a_setup_bent_over_is_no_standing_pose_to_judge_against() -> None:
     finding = _trunk(_leaning(_face_on(make_track([PLAN], 300)), 30.0, bent))
     assert (finding.verdict, finding.reason) == (NOT_ASSESSABLE, NOT_UPRIGHT), finding
     assert reason_text(finding.reason, "zh").startswith("預備時身體不正"), reason_text(finding.reason, "zh")
+
+
+def _hips_swaying(track: PoseTrack, degrees: float) -> PoseTrack:
+    """The hips carried sideways under still shoulders through the second before the raise, the trunk reading
+    `degrees` of lean at its start and none at the raise (the arms, which the raise is found by, unmoved)."""
+    frames = []
+    for f in track.frames:
+        lm = f.landmarks.copy()
+        share = min(max((PLAN.raise_start - f.index) / 30.0, 0.0), 1.0)
+        px = lm[:, :2] * [W, H]
+        torso = float(np.linalg.norm(px[[11, 12]].mean(axis=0) - px[[23, 24]].mean(axis=0)))
+        px[[23, 24], 0] -= torso * math.tan(math.radians(degrees * share))
+        lm[:, :2] = px / [W, H]
+        frames.append(PoseFrame(f.index, f.t_ms, lm, f.world))
+    return PoseTrack(track.fps, track.width, track.height, frames)
+
+
+def test_a_trunk_moving_through_the_setup_is_no_standing_pose_either() -> None:
+    """The trunk leaning 20 deg at the start of the second before the raise and upright at the raise: its median,
+    10 deg, is within the 15 a standing trunk may read, but it was moving (a spread of 10 deg against the 0.1-2.4
+    of a standing one), so it is no reference: judged against it, the upright hold read a 10 deg lean."""
+    from coach.engine import NOT_UPRIGHT
+    from coach.results import NOT_ASSESSABLE
+
+    finding = _trunk(_hips_swaying(_face_on(make_track([PLAN], 300)), 20.0))
+    assert (finding.verdict, finding.reason) == (NOT_ASSESSABLE, NOT_UPRIGHT), finding
