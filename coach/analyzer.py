@@ -49,6 +49,7 @@ from .session_notes import (
     OTHER_HAND_NOTE,
     UNSEEN_NOTE,
 )
+from .shot_series import shot_series
 from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
@@ -274,24 +275,14 @@ class Analyzer:
         )
 
     def _shot_series(self, shot: ShotResult) -> Series | None:
-        """The frame metrics of the shot's rules over the shot (raise start → end), float32, one row per metric."""
-        names = list(self.engine.judged_metrics)
+        """The frame metrics of the shot's rules over the shot (raise start → end)."""
         lo = next(
             (f for f in (shot.raise_start_frame, shot.draw_start_frame, shot.anchor_frame) if f is not None), None
         )
         hi = shot.end_frame if shot.end_frame is not None else shot.release_frame
-        if not names or lo is None or hi is None:
+        if lo is None or hi is None:
             return None
-        samples = self.engine.samples_between(lo, hi)
-        if not samples:
-            return None
-        start = samples[0].body.index
-        data = np.full((len(names), samples[-1].body.index - start + 1), np.nan, dtype=np.float32)
-        for s in samples:
-            j = s.body.index - start
-            for k, m in enumerate(names):
-                data[k, j] = s.values.get(m, np.nan)
-        return Series(start, names, self.engine.baseline_offsets(), data)
+        return shot_series(self.engine, lo, hi, phase_windows(shot, self._time_of.get))
 
     def _phase_times(self, sp: ShotPhases) -> dict[str, float | None]:
         return phase_times(sp, self._time_of.get)

@@ -26,13 +26,12 @@ from .rejudge import (
     MarkError,
     Marks,
     SessionTrack,
-    ShotSeries,
     find_marks,
     follow_end,
     judge_marks,
     judge_session,
 )
-from .results import Finding, ShotResult, _num
+from .results import Finding, Series, ShotResult, _num
 from .session_notes import LET_DOWN_NOTES
 from .store.records import StoredSession, StoredShot
 
@@ -65,7 +64,7 @@ class ShotPlan:
 
     result: ShotResult  # its index is its place in the session from now on
     old_index: int | None  # the stored shot it was (None: added)
-    series: ShotSeries | None = None  # set when re-judged: its new per-frame metrics
+    series: Series | None = None  # set when re-judged: its new per-frame metrics
     key_frames: dict[str, int] = field(default_factory=dict)  # where its key frames sit now (re-judged shots)
     poses: dict = field(default_factory=dict)  # frame -> smoothed Body of a re-judged shot (key-frame skeletons)
 

@@ -2,6 +2,10 @@
 
 Frame metrics are computed once per frame and cached beside the Body; a shot's verdicts are then read off
 that cache when the shot completes, so live and recorded analysis judge the same numbers.
+
+A little over 400 lines: the frame, shot and session judging share the hysteresis, the phase windows and the
+Finding builders, and the reference a metric is judged against (`pose_reference`, `shot_camera_roll`) stays
+beside the judging that takes it out, live and per shot.
 """
 
 from __future__ import annotations
@@ -246,10 +250,6 @@ class RuleEngine:
     # ---- per shot --------------------------------------------------------------------------------------
     def samples_between(self, start: int, end: int) -> list[Sample]:
         return [s for s in self.buffer if start <= s.body.index <= end]
-
-    def baseline_offsets(self) -> dict[str, float]:
-        """The baseline of each metric judged against the archer's own pose (those without one yet are left out)."""
-        return {m: v for m, v in self._baseline_value.items() if not math.isnan(v)}
 
     def judge_shot(self, shot, view: str, off_view: str | None = None) -> tuple[list[Finding], dict[str, float]]:
         """Findings for every observable rule on a completed shot, and the shot's measures. `off_view`: why a rule

@@ -26,9 +26,8 @@ from posture_rules.pack import RulePack
 
 from .analyzer import phase_times
 from .body_stream import BodyStream
-from .engine import RuleEngine, Sample, pose_reference
+from .engine import RuleEngine, Sample
 from .kinematics import Body, ShoulderWidth
-from .metrics import METRICS
 from .phases import SETUP_S, P, ShotPhases, phase_windows
 from .phases.anchor import refine_anchor
 from .phases.frames import TrackFrame, _frame, anchor_pose
@@ -36,7 +35,8 @@ from .phases.lookback import _back_raise_draw
 from .phases.shot import TimeOf
 from .phases.state import Mark, OpenShot
 from .pose_frame import PoseTrack
-from .results import Finding, ShotResult
+from .results import Finding, Series, ShotResult
+from .shot_series import shot_series
 from .shot_view import ShotView, shot_view
 
 MARKS = ("raise_start", "draw_start", "anchor", "release")  # the marks a coach can move, in phase order
@@ -82,19 +82,9 @@ class Marks:
 
 
 @dataclass(slots=True)
-class ShotSeries:
-    """The per-frame metrics of a re-judged shot, in the store's `Series` layout."""
-
-    start_frame: int
-    names: list[str]
-    offsets: dict[str, float]
-    data: np.ndarray  # (len(names), n_frames) float32
-
-
-@dataclass(slots=True)
 class Rejudged:
     shot: ShotResult
-    series: ShotSeries | None
+    series: Series | None
     bodies: dict[int, Body] = field(default_factory=dict)  # the smoothed poses judged, by frame (key frames)
 
 
@@ -177,7 +167,8 @@ def judge_marks(
     view = _shot_view(st, bodies, sp)
     findings, measures = engine.judge_shot(sp, view.view, view.off_view)
     shot = ShotResult.from_phases(sp, findings, measures, index=index, fps=st.fps, times_s=phase_times(sp, st.t))
-    return Rejudged(shot, _series(engine, sp, st.t), {b.index: b for b in bodies})
+    series = shot_series(engine, sp.raise_start_frame, sp.end_frame, phase_windows(sp, st.t))
+    return Rejudged(shot, series, {b.index: b for b in bodies})
 
 
 def _kept_release(like: ShotResult | None, release: int | None) -> dict:
@@ -193,27 +184,6 @@ def _kept_release(like: ShotResult | None, release: int | None) -> dict:
         "hand_stayed": like.hand_stayed,
         "release_evidence": tuple(like.release_evidence),
     }
-
-
-def _series(engine: RuleEngine, sp: ShotPhases, t) -> ShotSeries | None:
-    names = list(engine.judged_metrics)
-    samples = engine.samples_between(sp.raise_start_frame, sp.end_frame)
-    if not names or not samples:
-        return None
-    start = samples[0].body.index
-    data = np.full((len(names), samples[-1].body.index - start + 1), np.nan, dtype=np.float32)
-    for s in samples:
-        data[:, s.body.index - start] = [s.values.get(m, math.nan) for m in names]
-    # The reference pose's median of each metric judged against one (`Metric.relative_to`: a `phase_windows`
-    # window), as the engine judges them.
-    windows = phase_windows(sp, t)
-    offsets = {}
-    for m in names:
-        if METRICS[m].relative_to is not None:
-            ref, _ = pose_reference(METRICS[m], engine.buffer, windows)
-            if not math.isnan(ref):
-                offsets[m] = ref
-    return ShotSeries(start, names, offsets, data)
 
 
 def judge_session(st: SessionTrack, shots: Sequence[ShotResult]) -> tuple[list[Finding], dict[str, float]]:

@@ -127,3 +127,31 @@ def test_live_flags_take_the_roll_out_too(tilt: float, roll: float) -> None:
         return seen
 
     assert flagged(rolled(one, roll)) == flagged(one)
+
+
+def test_the_stored_series_shows_what_the_verdict_read() -> None:
+    """A shot's chart (its stored series, the reference taken out) gives the value its verdict reports: the arrow
+    tilt less the camera's roll, on a golden track filmed 8 deg off level."""
+    from coach.engine import shot_value
+    from coach.phases import phase_windows
+    from coach.pipeline import analyze_track
+    from coach.pose_frame import load_posetrack
+    from coach.track_transforms import tilt
+    from tests.support.paths import ROOT
+
+    done = []
+    track = tilt(load_posetrack(ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz"), 8.0)
+    analyze_track(track, on_shot=[done.append])
+    rule = PACK.by_id["kan_shou"]
+    for c in done:
+        (found,) = [f for f in c.result.findings if f.rule == "kan_shou"]
+        k = c.series.names.index("arrow_tilt")
+        shown = c.series.data[k].astype(float) - c.series.offsets.get("arrow_tilt", 0.0)
+        windows = phase_windows(c.result, lambda i: i / track.fps)
+        frames = c.series.frames()
+        inside = np.zeros(len(frames), bool)
+        for p in rule.phases:
+            if p in windows:
+                inside |= (frames >= windows[p][0]) & (frames < windows[p][1])
+        vals = shown[inside & ~np.isnan(shown)]
+        assert found.verdict == PASS and shot_value(rule, vals) == pytest.approx(found.value, abs=0.05), found
