@@ -169,19 +169,21 @@ def _beyond(th, side: str, measured: np.ndarray) -> bool:
 def pose_reference(m: Metric, samples: Iterable[Sample], windows) -> tuple[float, np.ndarray]:
     """What metric `m`, judged against the archer's own pose (`Metric.relative_to`), has subtracted in a shot with
     these phase windows (NaN: not judged), and the reference pose's values it was taken from."""
-    a, b = windows.get(m.relative_to, (0, 0))
-    pose = np.array([s.values[m.reference_source] for s in samples if a <= s.body.index < b], dtype=float)
+    pose = _pose_values(samples, windows.get(m.relative_to, (0, 0)), m.reference_source)
     return m.offset(pose), pose
 
 
 def shot_camera_roll(samples: Iterable[Sample], windows) -> float:
     """The picture's roll in a shot, for the shot metrics read against the picture's level (ShotFrames.camera_roll):
     camera_roll in the setup, as arrow_tilt's reference takes it (0 where no standing setup was seen)."""
-    a, b = windows.get("setup", (0, 0))
-    ref = METRICS[CAMERA_ROLL].reference(
-        np.array([s.values[CAMERA_ROLL] for s in samples if a <= s.body.index < b], dtype=float)
-    )
+    ref = METRICS[CAMERA_ROLL].reference(_pose_values(samples, windows.get("setup", (0, 0)), CAMERA_ROLL))
     return 0.0 if math.isnan(ref) else ref
+
+
+def _pose_values(samples: Iterable[Sample], window: tuple[int, int], metric: str) -> np.ndarray:
+    """The values of `metric` over the frames [a, b) of a reference pose's window."""
+    a, b = window
+    return np.array([s.values[metric] for s in samples if a <= s.body.index < b], dtype=float)
 
 
 class RuleEngine:
