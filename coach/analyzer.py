@@ -21,7 +21,7 @@ from posture_rules.pack import Profile, RulePack, load_pack
 
 from .body_stream import VIS_MIN, BodyStream
 from .capture import Frame
-from .engine import RuleEngine
+from .engine import RuleEngine, setup_camera_roll
 from .kinematics import Body, classify_view, leg_ratio, torso_ratio
 from .landmarks import INDEX, SIDES
 from .phases import (
@@ -39,6 +39,7 @@ from .pose_frame import PoseFrame
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices, uncertain_marks
 from .session_notes import (
     ALONG_DEPTH_NOTE,
+    CAMERA_ROLL_NOTE,
     FIRST_SEEN_NOTE,
     HAND_MISREAD_NOTE,
     HEARD_LOST_NOTE,
@@ -53,6 +54,9 @@ from .shot_series import shot_series
 from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
+# A standing trunk reads within ±2 deg of the picture's vertical from a level camera, and up to 5 from a high one (the
+# picture's perspective: stance_high 2.4-4.8) [O]: beyond that the camera was held off level, and the coach is told.
+ROLL_NOTE_DEG = 6.0
 # How far before the anchor the live view looks for the arms' own length (the raise and the draw).
 LIVE_VIEW_LOOKBACK_S = 2.0
 # No shot found, and one hand hidden (under the visibility the analysis keeps) in at least this share of the frames
@@ -107,6 +111,7 @@ class Analyzer:
         self._ratios: deque[float] = deque(maxlen=int(fps * 120))
         self._shot_notes: list[str] = []  # ALONG_DEPTH_NOTE, FIRST_SEEN_NOTE of the shots they concern
         self._hands: list[str] = []  # each shot's draw hand, as the tracker read it
+        self._rolls: list[float] = []  # each shot's camera roll (deg; NaN where no standing setup was seen)
         self._recent_ratios: deque[float] = deque(maxlen=int(fps * 3))
         self._legs: deque[float] = deque(maxlen=int(fps * 120))
         self._recent_legs: deque[float] = deque(maxlen=int(fps * 3))
@@ -250,6 +255,7 @@ class Analyzer:
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
         findings, measures = self.engine.judge_shot(sp, view.view, view.off_view)
+        self._rolls.append(setup_camera_roll(self.engine.buffer, phase_windows(sp, self._time_of.get)))
         shot = ShotResult.from_phases(
             sp, findings, measures, index=len(self.shots), fps=self.fps, times_s=self._phase_times(sp)
         )
@@ -294,11 +300,18 @@ class Analyzer:
         share = hidden / self.frames_with_person
         return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
 
+    def _roll_note(self) -> list[str]:
+        """CAMERA_ROLL_NOTE where the shots' median camera roll is ROLL_NOTE_DEG or more."""
+        rolls = [r for r in self._rolls if not math.isnan(r)]
+        roll = abs(float(np.median(rolls))) if rolls else 0.0
+        return [CAMERA_ROLL_NOTE.format(deg=round(roll))] if roll >= ROLL_NOTE_DEG else []
+
     def forget_shots(self) -> None:
         """Drop the shots judged so far, and the hands they were drawn with (a benchmark judging given phases on
         the same frames instead: benchmarks/rule_accuracy.py --truth-phases)."""
         self.shots.clear()
         self._hands.clear()
+        self._rolls.clear()
 
     def _session_hand(self) -> str | None:
         """The hand most shots were drawn with (the latest learned on a tie); the profile's where it gives one."""
@@ -318,7 +331,7 @@ class Analyzer:
         for k, ld in enumerate(self.tracker.let_downs):
             let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             notes.append(self._heard.get(("lost", k)) or let_down)
-        notes += self._shot_notes
+        notes += self._shot_notes + self._roll_note()
         hand = self._session_hand()
         notes += [OTHER_HAND_NOTE.format(n=k + 1, side=h) for k, h in enumerate(self._hands) if h != hand]
         for k, u in enumerate(self.tracker.unseen_draws):

@@ -4,7 +4,7 @@ Frame metrics are computed once per frame and cached beside the Body; a shot's v
 that cache when the shot completes, so live and recorded analysis judge the same numbers.
 
 A little over 400 lines: the frame, shot and session judging share the hysteresis, the phase windows and the
-Finding builders, and the reference a metric is judged against (`pose_reference`, `shot_camera_roll`) stays
+Finding builders, and the reference a metric is judged against (`pose_reference`, `setup_camera_roll`) stays
 beside the judging that takes it out, live and per shot.
 """
 
@@ -59,7 +59,7 @@ NOT_MEASURED = "not measurable in this shot"
 TOO_FEW_SHOTS = "too few shots measured to compare"
 FAULT_SHARE = 0.25  # share of the measurable window a confirmed fault must cover to fault the shot
 # Measured on every frame whatever the pack judges: the shot metrics read against the picture's level take out the
-# camera's roll the standing trunk shows in the setup (shot_camera_roll).
+# camera's roll the standing trunk shows in the setup (setup_camera_roll).
 CAMERA_ROLL = "camera_roll"
 
 
@@ -173,11 +173,11 @@ def pose_reference(m: Metric, samples: Iterable[Sample], windows) -> tuple[float
     return m.offset(pose), pose
 
 
-def shot_camera_roll(samples: Iterable[Sample], windows) -> float:
-    """The picture's roll in a shot, for the shot metrics read against the picture's level (ShotFrames.camera_roll):
-    camera_roll in the setup, as arrow_tilt's reference takes it (0 where no standing setup was seen)."""
-    ref = METRICS[CAMERA_ROLL].reference(_pose_values(samples, windows.get("setup", (0, 0)), CAMERA_ROLL))
-    return 0.0 if math.isnan(ref) else ref
+def setup_camera_roll(samples: Iterable[Sample], windows) -> float:
+    """The picture's roll in a shot: camera_roll in its setup, as arrow_tilt's reference takes it (NaN where no
+    standing setup was seen). The shot metrics read against the picture's level take it out (ShotFrames.camera_roll,
+    0 where NaN), and the session notes say it where it is large (coach/analyzer.py)."""
+    return METRICS[CAMERA_ROLL].reference(_pose_values(samples, windows.get("setup", (0, 0)), CAMERA_ROLL))
 
 
 def _pose_values(samples: Iterable[Sample], window: tuple[int, int], metric: str) -> np.ndarray:
@@ -277,7 +277,7 @@ class RuleEngine:
             shot.release_frame,
             shot.end_frame,
             windows["hold"][0] if "hold" in windows else None,
-            shot_camera_roll(samples, windows),
+            0.0 if math.isnan(roll := setup_camera_roll(samples, windows)) else roll,
         )
         measures: dict[str, float] = {}
         drawn_unseen = first_seen_drawn(getattr(shot, "marks_confidence", None) or {})

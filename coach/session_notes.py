@@ -50,6 +50,12 @@ HAND_MISREAD_NOTE = (
     "shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
     "left): its anchor and release are uncertain, and the rules timed from them were not judged"
 )
+# The camera held off level (coach/engine.py setup_camera_roll, the median over the session's shots): the rules read
+# against the picture's level took it out, and the coach is told.
+CAMERA_ROLL_NOTE = (
+    "the camera was held about {deg} deg off level (as the archer's standing trunk shows before each raise): the "
+    "hands' level and the follow-through hand's height were read with that roll taken out"
+)
 # A shot read as drawn with the other hand than most of the session's (tracker.py learns the hand from each shot).
 OTHER_HAND_NOTE = (
     "shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "

@@ -53,6 +53,7 @@ _MISREAD = re.compile(
     r"^shot (?P<n>\d+): the pose read the archer's shoulders in the hold at a width the follow-through never shows"
 )  # coach/session_notes.py MISREAD_NOTE
 _HAND_MISREAD = re.compile(r"^shot (?P<n>\d+): the pose misread the draw hand in the hold")  # HAND_MISREAD_NOTE
+_CAMERA_ROLL = re.compile(r"^the camera was held about (?P<deg>\d+) deg off level")  # CAMERA_ROLL_NOTE
 _OTHER_HAND = re.compile(
     r"^shot (?P<n>\d+): read as drawn with the (?P<side>left|right) hand, unlike the session's other shots"
 )  # coach/session_notes.py OTHER_HAND_NOTE
@@ -207,6 +208,7 @@ def note_text(note: str, lang: str) -> str:
         (_MISREAD, "note_shoulders_misread"),
         (_HAND_MISREAD, "note_hand_misread"),
         (_OTHER_HAND, "note_other_hand"),
+        (_CAMERA_ROLL, "note_camera_roll"),
     ):
         m = pattern.match(note)
         if m:

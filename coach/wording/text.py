@@ -182,6 +182,11 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "Shot {n}: the pose misread the draw hand in the hold (read at the bow hand, then snapped back as the arrow "
         "left): its anchor and release are uncertain, and the rules timed from them were not judged.",
     ),
+    "note_camera_roll": (
+        "鏡頭約偏斜 {deg}°（由射者每次舉弓前站立的身軀看出）：兩手是否平、收勢時後手的高低，都已扣除這個傾斜來判斷。",
+        "The camera was held about {deg}° off level (as the archer's standing trunk shows before each raise): the "
+        "hands' level and the follow-through hand's height were read with that roll taken out.",
+    ),
     "note_other_hand": (
         "第 {n} 箭：讀成以{side}手開弓，與這一節的其他箭不同（姿勢模型可能把畫面讀成了左右顛倒）：這一箭是按{side}手開弓判斷的。",
         "Shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "

@@ -155,3 +155,25 @@ def test_the_stored_series_shows_what_the_verdict_read() -> None:
                 inside |= (frames >= windows[p][0]) & (frames < windows[p][1])
         vals = shown[inside & ~np.isnan(shown)]
         assert found.verdict == PASS and shot_value(rule, vals) == pytest.approx(found.value, abs=0.05), found
+
+
+@pytest.mark.parametrize(("roll", "said"), [(0.0, None), (8.0, 8), (-8.0, 8)])
+def test_the_session_notes_say_the_camera_was_off_level(roll: float, said: int | None) -> None:
+    """The coach is told the camera's roll, in both languages, where it is beyond what a standing trunk reads from a
+    level camera; a level camera gets no such note."""
+    from coach.pipeline import analyze_track
+    from coach.pose_frame import load_posetrack
+    from coach.track_transforms import tilt
+    from coach.wording.machine import note_text
+    from tests.support.paths import ROOT
+
+    track = load_posetrack(ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz")
+    notes = [n for n in analyze_track(tilt(track, roll)).notes if "off level" in n]
+    if said is None:
+        assert notes == []
+        return
+    (note,) = notes
+    deg = int(note.split("about ")[1].split(" deg")[0])
+    assert abs(deg - said) <= 2, note  # the archer's own standing lean rides on it (clean_rh_3shots: -1.6 deg)
+    assert note_text(note, "zh").startswith(f"鏡頭約偏斜 {deg}°"), note_text(note, "zh")
+    assert note_text(note, "en").startswith(f"The camera was held about {deg}°")
