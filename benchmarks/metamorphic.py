@@ -1,15 +1,16 @@
 """The same shots filmed another way, on the video itself: each sample clip re-encoded (MPEG-4 and H.264 at low
 bit rates), downscaled to 480p and 270p, 30 % darker and brighter, cropped to the upper body, at half the frame
-rate and mirrored, then analysed with MediaPipe as `coach analyze` does. Printed per clip and transform: the
-releases (at the transformed rate), the faults per shot, and whether the result is the original's (same shots,
-releases ±1 frame at the new rate, no fault the original lacks; a fault may only become "not assessable").
+rate, mirrored and turned 8 deg off level, then analysed with MediaPipe as `coach analyze` does. Printed per clip
+and transform: the releases (at the transformed rate), the faults per shot, and whether the result is the
+original's (same shots, releases ±1 frame at the new rate, no fault the original lacks; a fault may only become
+"not assessable").
 
     python benchmarks/metamorphic.py                            # every sample clip (about a minute a clip)
     python benchmarks/metamorphic.py --clips short_1shot --transforms mpeg4,half_rate
     python benchmarks/metamorphic.py --poses /tmp/meta_poses   # keep MediaPipe's tracks; a second run takes seconds
 
 The pose-track transforms (mirror, half rate, crop) are also a test (tests/e2e/test_metamorphic.py); this one adds
-what only the picture shows: compression, scale and light.
+what only the picture shows: compression, scale, light, and MediaPipe on a turned picture.
 """
 
 from __future__ import annotations
@@ -52,6 +53,17 @@ def _upper_body(img: Frame) -> Frame:
     return img[: _even(h * 0.62), : _even(w)]
 
 
+def _rolled(degrees: float) -> Callable[[Frame], Frame]:
+    """The camera held `degrees` off level (counter-clockwise), the corners the turn uncovers black."""
+
+    def f(img: Frame) -> Frame:
+        h, w = img.shape[:2]
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+        return cv2.warpAffine(img, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+    return f
+
+
 # name -> (frame transform, codec, keep every n-th frame, bit-rate or quality note)
 TRANSFORMS: dict[str, tuple[Callable[[Frame], Frame] | None, str, int]] = {
     "mpeg4": (None, "mpeg4", 1),  # MPEG-4 Part 2 at a low bit rate: ~33 dB PSNR, blocky
@@ -63,6 +75,7 @@ TRANSFORMS: dict[str, tuple[Callable[[Frame], Frame] | None, str, int]] = {
     "upper_body": (_upper_body, "h264", 1),
     "half_rate": (None, "h264", 2),
     "mirrored": (lambda img: np.ascontiguousarray(img[:, ::-1]), "h264", 1),
+    "rolled": (_rolled(-8.0), "h264", 1),  # a phone held 8 deg off level: MediaPipe on the turned picture itself
 }
 
 
