@@ -25,7 +25,8 @@ CASES = [(10.0, 8.0), (-10.0, -8.0), (22.0, -8.0), (-22.0, 8.0)]
 
 
 def rolled(series, degrees: float):
-    """The same shot filmed by a camera rolled `degrees` (the picture's bow-hand side up for +)."""
+    """The same shot filmed by a camera rolled `degrees` (counter-clockwise in the picture for +: a right-handed
+    archer's bow-hand side up, a left-handed one's down)."""
     a = math.radians(degrees)
     turn = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
     centre = np.array([WIDTH / 2, 300.0])
