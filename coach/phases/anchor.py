@@ -66,7 +66,19 @@ def draw_goes_on(buf: Sequence[TrackFrame], shot: OpenShot) -> int | None:
     start = find(buf, s.growing_since)
     if start is None or buf[i].t - buf[start].t < P.redraw_s - 1e-6:
         return None
-    return i if _span(buf[i]) - _span(buf[start]) > P.redraw_growth_sw else None
+    return i if _span(buf[i]) - _span(buf[start]) - _bow_returned(buf, s, start, i) > P.redraw_growth_sw else None
+
+
+def _bow_returned(buf: Sequence[TrackFrame], shot: OpenShot, start: int, i: int) -> float:
+    """How much of the span's growth from buf[start] to buf[i] is the bow wrist going back out to where it
+    reached at the anchor (U): a full draw's bow arm stays out, so a bow wrist that came in and went back out is
+    the pose misreading the arm (fault_bow_arm turned 8 deg: 0.6 U in and out in half a second), not a draw."""
+    at = find(buf, shot.anchor_at.frame)
+    if at is None:
+        return 0.0
+    anchor, before, now = (float(np.hypot(*buf[k].wrists(shot.handedness)[0])) for k in (at, start, i))
+    returned = min(now, anchor) - before  # NaN where any is unseen: nothing known to have returned
+    return returned if returned > 0 and not math.isnan(anchor) else 0.0
 
 
 def draw_leapt(buf: Sequence[TrackFrame], shot: OpenShot) -> bool:
@@ -144,6 +156,7 @@ def lost_at_anchor(
     k = back_i - 1
     while k >= 0 and not arms_read(buf[k]):
         k -= 1
+    k = _before_narrowing(buf, k)
     if k < 1 or buf[k].index <= floor_index or not arms_read(buf[k - 1]):
         return None
     if _closing(buf, k) < -P.anchor_span_speed_sw_s:
@@ -152,6 +165,25 @@ def lost_at_anchor(
         if anchor_pose(buf[k], side) and _draw_travel(buf, k, floor_index, side) >= P.new_draw_min_sw:
             return k, side
     return None
+
+
+def _before_narrowing(buf: Sequence[TrackFrame], k: int) -> int:
+    """The last frame up to buf[k] that shows the archer at the width they had: MediaPipe often loses an archer in
+    a dark or blurred picture by reading the shoulders narrower frame by frame over its last frames, the arms
+    pulled in with them (fault_head_trunk 30 % darker: 57 px, 53, then nobody, then 43; 47, 40, 33, 28, then
+    nobody). Those frames show the pose failing, not the archer letting down. A run of narrowing frames counts
+    when it narrowed by P.lost_narrowing_frac in all; frames with no arms read inside it are passed over."""
+    j, last = k, k
+    while j > 0:
+        i = j - 1
+        while i > 0 and not arms_read(buf[i]):
+            i -= 1
+        if not (arms_read(buf[i]) and buf[j].sw_px < buf[i].sw_px) or buf[k].t - buf[i].t > P.lost_width_ref_s:
+            break
+        j = i
+    if j < k and buf[k].sw_px < (1 - P.lost_narrowing_frac) * buf[j].sw_px:
+        last = j
+    return last
 
 
 def _closing(buf: Sequence[TrackFrame], k: int) -> float:

@@ -59,6 +59,10 @@ class TrackerParams:
     # was lost or dipped for no longer than raised_gap_s.
     unseen_draw_min_s: float = 1.5
     raised_gap_s: float = 0.3
+    # The picture lost the archer: its last frames, over up to lost_width_ref_s, that read the shoulders narrower
+    # and narrower, by this share in all, are the pose failing (anchor.lost_at_anchor), not where the archer was.
+    lost_narrowing_frac: float = 0.15
+    lost_width_ref_s: float = 0.3
     # An anchor held from within came_into_view_s of the archer coming into view (the clip's first frame with
     # them, or the first after nobody was in the picture for longer than raised_gap_s) was reached before: the
     # clip starts at full draw, or the camera found the archer drawn. Its raise and draw were not seen (what

@@ -184,7 +184,11 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
     jump = ds[-1][0]
     period = _frame_period(buf, ds[0][0], ds[-1][0])
     near_from: int | None = None  # the latest frame of the near run being walked back over
+    later = ds[-1][0]
     for i, d in reversed(ds):
+        if _short_before_gap(buf, i, later, d, thr, shot.handedness):
+            break
+        later = i
         if d < thr / 2:
             near_from = i if near_from is None else near_from
             if buf[near_from].t - buf[i].t + period >= P.release_near_run_s - 1e-6:
@@ -201,6 +205,16 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
             break
         jump = nxt
     return jump
+
+
+def _short_before_gap(buf: Sequence[TrackFrame], i: int, after: int, d: float, thr: float, side: str) -> bool:
+    """buf[i] is the last frame seen before a stretch longer than a release's flight (P.release_onset_back_s) in
+    which the pose did not show the draw hand, up to buf[after], and it showed the hand short of the distance that
+    confirms (`thr`): that the hand was on its way is not known, and the string may have left anywhere in the
+    stretch (clean_rh_3shots at 480p: the archer lost for 0.8 s and glimpsed folded in the middle of it, the hand
+    0.23 U off the anchor; the release came after it). The run away from the anchor is not walked back across it."""
+    gap = buf[after].t - buf[i].t > P.release_onset_back_s + 1e-6
+    return gap and d < thr and all(_unseen(buf[k], side) for k in range(i + 1, after))
 
 
 def _frame_period(buf: Sequence[TrackFrame], lo: int, hi: int) -> float:
