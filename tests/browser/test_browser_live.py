@@ -109,7 +109,7 @@ def test_browser_camera_shows_the_clips_fault_as_it_comes(live_server, output_di
             page.goto(f"{url}/live")
             page.get_by_text("瀏覽器攝影機（手機、平板）").first.wait_for(timeout=60_000)
             page.get_by_label("射手姓名").fill("瀏覽器射手")
-            page.keyboard.press("Tab")
+            _leave_field(page)
             page.get_by_text("瀏覽器攝影機（手機、平板）").first.click()
             deadline = time.monotonic() + WAIT_S + 60
             _start_button(page, time.monotonic() + 60).click()
@@ -176,7 +176,7 @@ def test_browser_camera_that_stops_giving_pictures_is_said_on_the_page(live_serv
             page.goto(f"{url}/live")
             page.get_by_text("瀏覽器攝影機（手機、平板）").first.wait_for(timeout=60_000)
             _new_archer(page, "斷線射手")
-            page.keyboard.press("Tab")
+            _leave_field(page)
             page.get_by_text("瀏覽器攝影機（手機、平板）").first.click()
             start = _start_button(page, time.monotonic() + 60)
             assert "開始" in start.inner_text(), start.inner_text()  # the component's words, the page's language first
@@ -205,6 +205,15 @@ def _new_archer(page, name: str) -> None:
         page.get_by_role("combobox", name="射手", exact=True).click()
         page.get_by_role("option", name="＋ 新射手").click()
     field.fill(name)
+
+
+def _leave_field(page) -> None:
+    """Leave the name field (Tab commits it), and take the focus off wherever Tab put it: on the camera source's
+    help icon, its tooltip ("0 是第一台攝影機…") opens over the camera choices and takes the click meant for them."""
+    page.keyboard.press("Tab")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.mouse.move(0, 0)
+    page.get_by_text("0 是第一台攝影機").wait_for(state="hidden", timeout=10_000)
 
 
 def _wait_for_text(page, text: str, seconds: float) -> str:
