@@ -15,7 +15,7 @@ import pytest
 
 from coach.dashboard.i18n import t
 from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
-from tests.support.player import on_screen, record_track, wait_frame, wait_moved, wait_video_ready
+from tests.support.player import record_track, settled_on_screen, wait_frame, wait_moved, wait_video_ready
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +91,7 @@ def wait_wrapped(readout, timeout_s: float = 60.0) -> bool:
 def check(readout, video, expected: int, what: str) -> None:
     shown = wait_frame(readout, expected)
     assert shown == expected, f"{what}: the player shows frame {shown}, expected {expected}"
-    screen = on_screen(video)
+    screen = settled_on_screen(video, expected)
     assert screen == expected, f"{what}: the player says frame {expected} but frame {screen} is on screen"
 
 
@@ -153,7 +153,7 @@ def test_review_steps_frame_by_frame_and_jumps_to_the_exact_release(server, outp
             span = (shots[0].result.raise_start_frame, shots[0].result.end_frame)
             assert wrapped, f"looping shot 1 {span}: the player never went back (on frame {looped})"
             assert span[0] <= looped <= span[1], f"looping shot 1 {span}, the player is on frame {looped}"
-            assert on_screen(video) == looped
+            assert settled_on_screen(video, looped) == looped
             page.locator(".cp-loop").uncheck()
 
             # a tick on the scrub bar: shot 2's anchor
@@ -206,7 +206,7 @@ def test_compare_plays_two_shots_side_by_side_synchronised_at_the_release(server
             fa, fb = wait_settled(ra), wait_settled(rb)
             assert fa > a.anchor_frame, "shot A did not play"
             assert abs((fa - a.anchor_frame) - (fb - b.anchor_frame)) <= 2, (fa, fb)
-            assert on_screen(va) == fa and on_screen(vb) == fb
+            assert settled_on_screen(va, fa) == fa and settled_on_screen(vb, fb) == fb
 
             # the ghost: shot B's skeleton over shot A, from the stored poses
             page.locator(".cp-ghost").check()

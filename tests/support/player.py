@@ -126,3 +126,15 @@ def wait_moved(readout, past: int, timeout_s: float = 60.0) -> int:
 def on_screen(video) -> int:
     """The frame the browser has on screen, read from the bar code."""
     return int(video.evaluate(READ_CODE_JS))
+
+
+def settled_on_screen(video, expected: int, timeout_s: float = 5.0) -> int:
+    """The frame on screen once it is `expected`, or the last read after `timeout_s`. A paused seek's frame is
+    painted a moment after the player names it: where the browser's frame callback is late (a loaded machine),
+    the player trusts its seek's target after 0.2 s (player.js), and the picture catches up."""
+    deadline = time.monotonic() + timeout_s
+    screen = on_screen(video)
+    while screen != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+        screen = on_screen(video)
+    return screen
