@@ -153,10 +153,7 @@ def lost_at_anchor(
     lost them (someone walked in front, MediaPipe lost them in a cropped or dark picture), too soon for the
     anchor to settle. One frame seen alone is a glimpse, not where they were lost. That frame's buffer position
     and the side; None otherwise."""
-    k = back_i - 1
-    while k >= 0 and not arms_read(buf[k]):
-        k -= 1
-    k = _before_narrowing(buf, k)
+    k = _before_narrowing(buf, _read_before(buf, back_i))
     if k < 1 or buf[k].index <= floor_index or not arms_read(buf[k - 1]):
         return None
     if _closing(buf, k) < -P.anchor_span_speed_sw_s:
@@ -173,17 +170,22 @@ def _before_narrowing(buf: Sequence[TrackFrame], k: int) -> int:
     pulled in with them (fault_head_trunk 30 % darker: 57 px, 53, then nobody, then 43; 47, 40, 33, 28, then
     nobody). Those frames show the pose failing, not the archer letting down. A run of narrowing frames counts
     when it narrowed by P.lost_narrowing_frac in all; frames with no arms read inside it are passed over."""
-    j, last = k, k
-    while j > 0:
-        i = j - 1
-        while i > 0 and not arms_read(buf[i]):
-            i -= 1
-        if not (arms_read(buf[i]) and buf[j].sw_px < buf[i].sw_px) or buf[k].t - buf[i].t > P.lost_width_ref_s:
-            break
+    if k < 0:
+        return k
+    j = k
+    while (
+        (i := _read_before(buf, j)) >= 0 and buf[j].sw_px < buf[i].sw_px and buf[k].t - buf[i].t <= P.lost_width_ref_s
+    ):
         j = i
-    if j < k and buf[k].sw_px < (1 - P.lost_narrowing_frac) * buf[j].sw_px:
-        last = j
-    return last
+    return j if buf[k].sw_px < (1 - P.lost_narrowing_frac) * buf[j].sw_px else k
+
+
+def _read_before(buf: Sequence[TrackFrame], i: int) -> int:
+    """Position of the last frame before buf[i] with the arms read (`arms_read`); -1 if none."""
+    k = i - 1
+    while k >= 0 and not arms_read(buf[k]):
+        k -= 1
+    return k
 
 
 def _closing(buf: Sequence[TrackFrame], k: int) -> float:
