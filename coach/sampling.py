@@ -25,9 +25,12 @@ The pose model itself is stateful (MediaPipe follows its region of interest and 
 last frames it saw). The sparse samples run on a model of their own (`scout`), so where nothing was skipped
 (a short clip, dense stretches that meet) the analysis is the full rate's; after a skipped idle stretch the
 dense model's landmarks differ a little from a full-rate run's for seconds, as a full-rate run's do when its
-model saw one frame more (benchmarks/long_session.py --noise-floor): a mark can move a few frames and a
-verdict near its limit can change. The sampler's decisions are checked exactly on pose tracks
-(coach/sampling_check.py).
+model saw one frame more, and where the model can read a pose two ways (the draw hand at the face) a tenth of a
+pixel can become tens (benchmarks/model_history.py): a mark can move a few frames and a verdict near its limit
+can change. Measured on the 10-minute session (benchmarks/long_session.py --ten --noise-floor, one run): a
+full-rate run whose model saw one frame twice every 10 s differs from a plain one in 17 marks and 2 verdicts,
+the adaptive run in 21 marks and 6 verdicts (each "not assessable" against "pass"). The sampler's decisions are
+checked exactly on pose tracks (coach/sampling_check.py).
 
 The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
 analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
