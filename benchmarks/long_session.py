@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from coach.sampling_check import differences  # noqa: E402
 
-# The noise floor's model sees a frame twice this often: within seconds before every shot, wherever it falls.
+# The noise floor's model sees a frame twice this often: within seconds before or during every shot (shots are
+# ~8 s from the raise to the follow-through's end), wherever they fall.
 PERTURB_EVERY_S = 10.0
 DEFAULT_OUT = Path(tempfile.gettempdir()) / "coach_long_session"
 
@@ -87,7 +88,8 @@ def child(mode: str, video: str, result: str) -> None:
 
         class FrameSeenTwice:
             """Every PERTURB_EVERY_S the model sees a frame twice: its history differs from a plain run's by one
-            frame, seconds before each shot (as a look-back's does), while every frame still gets its own pose."""
+            frame, seconds before or during each shot (as a look-back's does before it), while every frame still
+            gets its own pose."""
 
             def __init__(self, model=None):
                 self._e = make(model)
