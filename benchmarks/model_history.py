@@ -19,17 +19,17 @@ import argparse
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from coach.capture import Frame  # noqa: E402
-from coach.landmarks import LEFT_SHOULDER, RIGHT_SHOULDER  # noqa: E402
+from coach.capture import FrameSource  # noqa: E402
+from coach.errors import CoachError  # noqa: E402
+from coach.landmarks import INDEX, LEFT_SHOULDER, RIGHT_SHOULDER  # noqa: E402
 from coach.pose import MediaPipePose  # noqa: E402
 
-ARMS = [11, 12, 13, 14, 15, 16]  # shoulders, elbows, wrists
+ARMS = [INDEX[f"{side}_{joint}"] for joint in ("shoulder", "elbow", "wrist") for side in ("left", "right")]
 
 
 def main() -> int:
@@ -38,27 +38,27 @@ def main() -> int:
     ap.add_argument("--at", type=int, default=250, help="the frame the second run's model sees twice")
     ap.add_argument("--seconds", type=float, default=8.0, help="how long after it to compare")
     args = ap.parse_args()
-    cap = cv2.VideoCapture(str(args.video))
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    end = args.at + int(args.seconds * fps)
+    try:
+        source = FrameSource(args.video)  # the analysis' own reader: its frame numbers, times and rotation
+    except CoachError as e:
+        print(e)
+        return 1
+    end = args.at + int(args.seconds * source.fps)
     plain, perturbed = MediaPipePose(), MediaPipePose()
     rows: list[tuple[int, float, float]] = []  # frame, largest difference (px), shoulder width (px)
-    i = 0
-    while i < end:
-        ok, image = cap.read()
-        if not ok:
-            break
-        frame = Frame(i, i * 1000.0 / fps, image)
-        a = plain.estimate(frame)
-        if i == args.at:
-            perturbed.estimate(frame)
-        b = perturbed.estimate(frame)
-        if i >= args.at and a.landmarks is not None and b.landmarks is not None:
-            h, w = image.shape[:2]
-            diff = np.abs(a.landmarks[ARMS, :2] - b.landmarks[ARMS, :2]) * (w, h)
-            sw = float(np.hypot(*((a.landmarks[LEFT_SHOULDER, :2] - a.landmarks[RIGHT_SHOULDER, :2]) * (w, h))))
-            rows.append((i, float(diff.max()), sw))
-        i += 1
+    with source:
+        for frame in source:
+            if frame.index >= end:
+                break
+            a = plain.estimate(frame)
+            if frame.index == args.at:
+                perturbed.estimate(frame)
+            b = perturbed.estimate(frame)
+            if frame.index >= args.at and a.landmarks is not None and b.landmarks is not None:
+                size = (source.width, source.height)
+                diff = np.abs(a.landmarks[ARMS, :2] - b.landmarks[ARMS, :2]) * size
+                sw = float(np.hypot(*((a.landmarks[LEFT_SHOULDER, :2] - a.landmarks[RIGHT_SHOULDER, :2]) * size)))
+                rows.append((frame.index, float(diff.max()), sw))
     plain.close()
     perturbed.close()
     if not rows:
