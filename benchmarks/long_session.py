@@ -189,12 +189,13 @@ def print_adaptive(label: str, full: dict, adaptive: dict) -> None:
         f"  {label}: {adaptive['seconds']:7.1f} s wall, {adaptive['cpu_s']:6.1f} s CPU; model on {s.get('model_runs')} "
         f"frames ({s.get('frames_sparse')} frames in {len(s.get('sparse_spans', []))} sparse stretches at "
         f"{s.get('sparse_fps')} fps, {s.get('dense_segments')} dense segments, ring peak "
-        f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB, {s.get('frames_redecoded')} frames decoded "
-        f"again for the look-back), peak {adaptive['peak_mb']:.0f} MB"
+        f"{s.get('ring_peak_frames')} frames / {s.get('ring_peak_mb')} MB, {s.get('frames_decoded_dense')} frames decoded "
+        f"by the dense model's decoder), peak {adaptive['peak_mb']:.0f} MB"
     )
     print(
         f"    speed-up: {full['seconds'] / adaptive['seconds']:.2f}x wall, {full['cpu_s'] / adaptive['cpu_s']:.2f}x CPU "
-        "(CPU time is the steadier figure on a shared machine)"
+        "(wall: what a coach waits for one video, the scout on the second core; CPU: the machine's work, what a "
+        "batch with a worker on every core gains)"
     )
 
 

@@ -1,15 +1,16 @@
-"""A video file through the adaptive sampler (coach/sampling.py), decoding no more than the model needs.
+"""A video file through the adaptive sampler (coach/sampling.py), decoding no more than the models need, the
+scout on a thread of its own.
 
-    main decoder ──► every frame in presentation order: a picture, or only its number and time
-      (skips the frames no other frame refers to while nobody draws: H.264/HEVC non-reference pictures)
-    sparse sample ─► the first picture at or after the sample's frame number goes to the scout model
-    look-back     ─► the ring holds frame numbers and times only; on a trigger a second decoder seeks to the
-                     keyframe before the look-back's first frame and decodes that span again, frame by frame
+    scout's thread ─► every frame in presentation order, a picture only for the samples (and the frames every
+      (ScoutAhead)     other frame refers to: H.264/HEVC non-reference pictures are skipped); the scout model
+                       on each sample; each frame handed on without its picture, with the sample's pose
+    analysis       ─► the sampler; the ring holds frame numbers and times only; on a trigger the dense model's
+      (LookBack)       decoder seeks to the keyframe before the look-back's first frame and decodes from there,
+                       frame by frame, to the end of the dense stretch
 
 Why re-decode the look-back rather than hold the pictures: a held look-back is ~100 decoded 720p frames
 (~130 MB) for the whole video; a re-decode costs the frames from the keyframe before it (a GOP, ~0.2 s) once
-per trigger, and decoding from a keyframe gives the very pixels of a straight decode. Frames the main decoder
-skipped just before it was told to stop skipping come from the second decoder too.
+per trigger, and decoding from a keyframe gives the very pixels of a straight decode.
 
 Frame numbers and times are OpenCV's (coach/capture.py) for every frame, decoded or skipped: the demuxer gives
 every packet's presentation time, and a frame's number is the count of presentation times before it (a
@@ -20,7 +21,10 @@ from __future__ import annotations
 
 import heapq
 import os
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import av
@@ -30,9 +34,12 @@ from .analyzer import Analyzer
 from .capture import Frame
 from .pose import PoseEstimator
 from .pose_frame import PoseFrame
-from .sampling import AdaptiveSampler, SamplingLog, SamplingPlan
+from .sampling import AdaptiveSampler, SampleGrid, SamplingLog, SamplingPlan, scouted
 
 SEEK_AHEAD_FRAMES = 150  # a refill further ahead than this seeks instead of decoding its way there
+# The scout may run this far (video time) ahead of the analysis: past a dense stretch (~10 s of video, ~7 s of
+# work) and the idle stretch after it, so the two models keep both cores busy. Its items are small (no pictures).
+LEAD_S = 120.0
 
 
 @dataclass(slots=True)
@@ -190,52 +197,143 @@ def _picture(d: Decoded) -> np.ndarray:
 
 
 def _without_picture(d: Decoded) -> Decoded:
-    # A new record, not `d` changed: the sampler still shows `d` to the scout after taking what the ring keeps.
     return Decoded(d.index, d.t_ms, d.pts, None, 0, d.turns) if d.frame is not None else d
+
+
+def _run(model: PoseEstimator, d: Decoded) -> PoseFrame:
+    if d.frame is None:  # the file did not give this frame's picture again: nobody seen, as a failed decode
+        return PoseFrame(d.index, d.t_ms, None, None)
+    return model.estimate(Frame(d.index, d.t_ms, _picture(d)))
+
+
+class ScoutAhead:
+    """The main decoder and the scout model on a thread of their own, running ahead of the analysis: every
+    frame in order, each with the scout's pose when it is a sample (coach/sampling.py, `scouted`), handed on
+    without its picture (the dense model's decoder, `LookBack`, finds a frame again by its time; a frame
+    without one keeps its picture). The scout sees every sample, dense stretches included, in the same order
+    however far ahead it runs, so what it finds does not depend on the threads' timing. Items wait here, at
+    most `max_frames` of them and `max_bytes` of pictures: memory stays flat in the video's length.
+
+    Why a thread: the model's runs on the samples (a third of its runs on a session) then take the second core
+    while the dense model takes the first; MediaPipe and the decoder release the GIL while they work."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        fps: float,
+        grid: SampleGrid,
+        scout: PoseEstimator,
+        *,
+        max_frames: int,
+        max_bytes: int,
+    ):
+        self._max_frames, self._max_bytes = max(1, max_frames), max_bytes
+        self._items: deque[tuple[Decoded, PoseFrame | None]] = deque()
+        self._bytes = 0
+        self._cond = threading.Condition()
+        self._stopped = self._done = False
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._work, args=(path, fps, grid, scout), name="coach-scout", daemon=True
+        )
+        self._thread.start()
+
+    def _work(self, path: str | os.PathLike, fps: float, grid: SampleGrid, scout: PoseEstimator) -> None:
+        frames = decoded_frames(path, fps, grid.wants)
+        try:
+            for d, sample in scouted(
+                frames, grid, lambda d: _run(scout, d), lambda d: d.index, lambda d: d.frame is not None
+            ):
+                if not self._put(_without_picture(d) if d.pts is not None else d, sample):
+                    return
+        except BaseException as e:  # handed to the analysis' thread, after the items before it
+            self._error = e
+        finally:
+            frames.close()
+            with self._cond:
+                self._done = True
+                self._cond.notify_all()
+
+    def _put(self, d: Decoded, sample: PoseFrame | None) -> bool:
+        with self._cond:
+            while (
+                not self._stopped
+                and self._items
+                and (len(self._items) >= self._max_frames or self._bytes + d.nbytes > self._max_bytes)
+            ):
+                self._cond.wait()
+            if self._stopped:
+                return False
+            self._items.append((d, sample))
+            self._bytes += d.nbytes
+            self._cond.notify_all()
+            return True
+
+    def __iter__(self) -> Iterator[tuple[Decoded, PoseFrame | None]]:
+        while True:
+            with self._cond:
+                while not self._items and not self._done:
+                    self._cond.wait()
+                if not self._items:
+                    if self._error is not None:
+                        raise self._error
+                    return
+                d, sample = self._items.popleft()
+                self._bytes -= d.nbytes
+                self._cond.notify_all()
+            yield d, sample
+
+    def close(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._thread.join()
 
 
 def analyze_adaptive(
     path: str | os.PathLike,
     analyzer: Analyzer,
     estimator: PoseEstimator,
+    new_estimator: Callable[[], PoseEstimator],
     *,
     plan: SamplingPlan | None = None,
     progress=None,
     frame_count_hint: int | None = None,
-    new_estimator: Callable[[], PoseEstimator] | None = None,
+    lead_s: float = LEAD_S,
 ) -> SamplingLog:
     """Feed `analyzer` from the file, the model running where coach/sampling.py says. `progress(frames
     covered, total)` counts the video's time covered, not the frames the model saw. `new_estimator` makes the
-    sparse samples' own model (coach/sampling.py, `scout`); the caller closes `estimator`."""
-    scout = new_estimator() if new_estimator is not None else None  # the sparse samples' own model
+    sparse samples' own model (the scout, on its own thread); the caller closes `estimator`. `lead_s`: how far
+    ahead of the analysis the scout may run (the result does not depend on it)."""
     look_back = LookBack(path)
-
-    def run(model: PoseEstimator, d: Decoded) -> PoseFrame:
-        if d.frame is None:  # the file did not give this frame's picture again: nobody seen, as a failed decode
-            return PoseFrame(d.index, d.t_ms, None, None)
-        return model.estimate(Frame(d.index, d.t_ms, _picture(d)))
-
     sampler: AdaptiveSampler[Decoded] = AdaptiveSampler(
         analyzer,
-        lambda d: run(estimator, d),
+        lambda d: _run(estimator, d),
         index_of=lambda d: d.index,
         t_ms_of=lambda d: d.t_ms,
         nbytes_of=lambda d: d.nbytes,
         plan=plan,
-        scout=(lambda d: run(scout, d)) if scout is not None else None,
         has_picture=lambda d: d.frame is not None,
         without_picture=_without_picture,
         with_picture=look_back.picture,
     )
-    try:
-        for d in decoded_frames(path, analyzer.fps, sampler.wants_picture):
-            sampler.push(d)
+    with ExitStack() as running:  # on the way out: the scout's thread stops, then its model and decoders close
+        running.callback(look_back.close)
+        scout = new_estimator()
+        running.callback(scout.close)
+        ahead = ScoutAhead(
+            path,
+            analyzer.fps,
+            sampler.grid(),
+            scout,
+            max_frames=int(lead_s * analyzer.fps),
+            max_bytes=sampler.plan.max_ring_bytes,
+        )
+        running.callback(ahead.close)
+        for d, sample in ahead:
+            sampler.push(d, sample)
             if progress is not None:
                 progress(d.index + 1, frame_count_hint)
         sampler.finish()
-    finally:
-        look_back.close()
-        if scout is not None:
-            scout.close()
-    sampler.log.redecoded = look_back.decoded
+    sampler.log.dense_decoded = look_back.decoded
     return sampler.log

@@ -73,10 +73,10 @@ def analyze_video(
                     path,
                     analyzer,
                     estimator,
+                    lambda: make_estimator(model),
                     plan=sampling,
                     progress=progress,
                     frame_count_hint=src.frame_count_hint,
-                    new_estimator=lambda: make_estimator(model),
                 )
             for frame in () if adaptive else src:
                 pf = estimator.estimate(frame)

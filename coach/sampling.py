@@ -1,7 +1,7 @@
 """Adaptive analysis of recorded video: the pose model runs on a few frames a second while nobody is drawing,
 and on every frame from a little before a raise could start until the shot's follow-through is over.
 
-    decoded frame ─► ring (the last `preroll_s`, not yet analysed) ─► sparse sample: model ─► trigger?
+    frame, with the scout's pose if a sample ─► ring (the last `preroll_s`, not yet analysed) ─► trigger?
                                                                   no ─► oldest frames leave the ring: the
                                                                          analyzer gets the sample's pose, or
                                                                          an empty frame for the frames between
@@ -9,8 +9,12 @@ and on every frame from a little before a raise could start until the shot's fol
                                                                          on every frame until the archer is
                                                                          back at rest (dense)
 
-A video source keeps no pictures in the ring: it decodes the samples' frames (and those every other frame
-refers to), and the ring's pictures again from the keyframe before them on a trigger (coach/adaptive_video.py).
+The samples (`SampleGrid`: every `step`-th frame) go to a model of their own, the scout, which sees every
+sample in order, dense stretches included: what it finds does not depend on where the dense stretches fell, so
+a video runs it on a thread of its own, ahead of the analysis (coach/adaptive_video.py), and a pose track's
+replay runs it in line (`AdaptiveSampler.run`). A video source keeps no pictures in the ring: the scout's
+decoder decodes the samples' frames (and those every other frame refers to), and the dense model's decoder the
+ring's pictures again from the keyframe before them on a trigger, then every frame of the dense stretch.
 
 Why the analyzer gets an empty PoseFrame (no person) for each frame the model skipped rather than no frame at
 all: every frame-counted window downstream (the smoother, the despiker, the shoulder-width quantile and its
@@ -22,15 +26,17 @@ and its verdicts come from the same numbers. `preroll_s` covers the frames betwe
 trigger, the setup second and the smoothers' warm-up.
 
 The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the
-last frames it saw). The sparse samples run on a model of their own (`scout`), so where nothing was skipped
+last frames it saw). The sparse samples run on a model of their own (the scout), so where nothing was skipped
 (a short clip, dense stretches that meet) the analysis is the full rate's; after a skipped idle stretch the
 dense model's landmarks differ a little from a full-rate run's for seconds, as a full-rate run's do when its
 model saw one frame more, and where the model can read a pose two ways (the draw hand at the face) a tenth of a
 pixel can become tens (benchmarks/model_history.py): a mark can move a few frames and a verdict near its limit
 can change. Measured on the 10-minute session (benchmarks/long_session.py --ten --noise-floor, one run): a
 full-rate run whose model saw one frame twice every 10 s differs from a plain one in 17 marks and 2 verdicts,
-the adaptive run in 21 marks and 6 verdicts (each "not assessable" against "pass"). The sampler's decisions are
-checked exactly on pose tracks (coach/sampling_check.py).
+the adaptive run in 20 marks and 14 verdicts (each "not assessable" against "pass"; six of them one shot whose
+release the model's history moved 4 frames, as it moved 3 in the noise floor). Which marks move depends on where
+each dense stretch began: a 3.1 s look-back moves as many, others. The sampler's decisions are checked exactly
+on pose tracks (coach/sampling_check.py).
 
 The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
 analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
@@ -40,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -152,7 +158,7 @@ class SamplingLog:
     person_frames_estimated: int = 0  # frames the sparse samples with a person stand for, beyond themselves
     ring_peak_frames: int = 0
     ring_peak_bytes: int = 0
-    redecoded: int = 0  # frames decoded a second time for the look-back (coach/adaptive_video.py)
+    dense_decoded: int = 0  # frames the dense model's decoder decoded: the look-backs' and the dense stretches'
     too_large: bool = False  # frames too large for the look-back's memory bound: analysed at the full rate
 
     def sparse(self, index: int) -> None:
@@ -173,7 +179,7 @@ class SamplingLog:
             "sparse_spans": [list(s) for s in self.sparse_spans],
             "ring_peak_frames": self.ring_peak_frames,
             "ring_peak_mb": round(self.ring_peak_bytes / 2**20, 1),
-            "frames_redecoded": self.redecoded,
+            "frames_decoded_dense": self.dense_decoded,
             "too_large_for_lookback": self.too_large,
         }
 
@@ -186,10 +192,47 @@ class SamplingLog:
         )
 
 
+class SampleGrid:
+    """Where the sparse samples fall: the first frame with a picture at or after every `step`-th frame from
+    the last sample. The one definition for a video's scout (coach/adaptive_video.py) and a pose track's replay
+    (coach/sampling_check.py). It runs over every frame, dense stretches included, so the scout sees the same
+    frames in the same order however far ahead of the analysis it runs: its landmarks, and so the triggers, do
+    not depend on where the dense stretches fell (a video's scout runs on a thread of its own)."""
+
+    def __init__(self, step: int):
+        self.step = step
+        self._next = 0
+
+    def wants(self, index: int) -> bool:
+        """Will frame `index` (a source's estimate, -1 unknown) be a sample? Asked by a decoder before it
+        decodes, ahead of what it hands on, so it may be a sample or two ahead: every `step`-th from the next."""
+        return index < 0 or (index >= self._next and (index - self._next) % self.step == 0)
+
+    def take(self, index: int, has_picture: bool) -> bool:
+        """Is this frame, as it comes, a sample? (the grid moves on from it)"""
+        if index >= self._next and has_picture:
+            self._next = index + self.step
+            return True
+        return False
+
+
+def scouted(
+    items: Iterable[Item],
+    grid: SampleGrid,
+    scout: Callable[[Item], PoseFrame],
+    index_of: Callable[[Item], int],
+    has_picture: Callable[[Item], bool] = lambda _: True,
+) -> Iterator[tuple[Item, PoseFrame | None]]:
+    """Each item with the scout's pose when it is a sample (None otherwise): what `AdaptiveSampler.push` takes."""
+    for item in items:
+        yield item, (scout(item) if grid.take(index_of(item), has_picture(item)) else None)
+
+
 class AdaptiveSampler(Generic[Item]):
-    """Feeds an Analyzer from a stream of items (decoded frames, or a pose track's frames), running
-    `estimate` (the pose model) only where it is needed. `index_of`/`t_ms_of` read an item's frame number and
-    time; `nbytes_of` its size in memory (for the ring's bound)."""
+    """Feeds an Analyzer from a stream of items (decoded frames, or a pose track's frames), each with the
+    scout's pose when it is a sparse sample (`scouted`), running `estimate` (the pose model of the dense
+    stretches) only where it is needed. `index_of`/`t_ms_of` read an item's frame number and time;
+    `nbytes_of` its size in memory (for the ring's bound)."""
 
     def __init__(
         self,
@@ -200,22 +243,21 @@ class AdaptiveSampler(Generic[Item]):
         t_ms_of: Callable[[Item], float],
         nbytes_of: Callable[[Item], int] = lambda _: 0,
         plan: SamplingPlan | None = None,
-        scout: Callable[[Item], PoseFrame] | None = None,
         has_picture: Callable[[Item], bool] = lambda _: True,
         without_picture: Callable[[Item], Item] = lambda item: item,
         with_picture: Callable[[Item], Item] = lambda item: item,
     ):
         self.analyzer = analyzer
-        # A video source decodes no more than needed (coach/adaptive_video.py): items may come without their
-        # picture (frames the decoder skipped while sampling), a sparse sample is the first item with one, the
-        # look-back ring holds items without theirs (`without_picture`), and the dense model's items get it
-        # back (`with_picture`: decoded again). A pose track's items always have theirs.
+        # A video source decodes no more than needed (coach/adaptive_video.py): items come without their
+        # picture (the scout has seen the samples' pictures), the look-back ring holds items without theirs
+        # (`without_picture`), and the dense model's items get it back (`with_picture`: decoded again). A pose
+        # track's items always have theirs.
         self._has_picture, self._without, self._with = has_picture, without_picture, with_picture
-        # The sparse samples go to a model of their own (`scout`), so the model of the dense stretches sees only
-        # dense frames, in order: where two dense stretches meet with no frame skipped between them (and from the
-        # first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe follows its
-        # region of interest and smooths over the last frames it saw; a sample run out of order moves them.
-        self._scout = scout or estimate
+        # The sparse samples come from a model of their own (the scout), so the model of the dense stretches
+        # sees only dense frames, in order: where two dense stretches meet with no frame skipped between them
+        # (and from the first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe
+        # follows its region of interest and smooths over the last frames it saw; a sample run out of order
+        # moves them.
         self.plan = plan or SamplingPlan()
         self._estimate = estimate
         self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
@@ -228,24 +270,25 @@ class AdaptiveSampler(Generic[Item]):
         self._ring: deque[Item] = deque()
         self._ring_bytes = 0
         self._poses: dict[int, PoseFrame] = {}  # sparse samples' poses still in the ring
-        self._last_sample: PoseFrame | None = None
-        self._next_sample = 0
+        self._last_sample: PoseFrame | None = None  # the scout's last pose (a wrist rising since then: a raise)
+        self._last_dense: PoseFrame | None = None
         self._dense = False
         self._quiet = 0  # dense frames in a row with the archer at rest
         self._looking_back = False
 
-    def wants_picture(self, index: int) -> bool:
-        """Will frame `index` (a source's estimate, -1 unknown) need its picture when it comes? Dense: every
-        frame; sparse: the frames the samples fall on (every `step`-th from the next sample: a source decodes
-        ahead of what it hands on, so that may be a sample or two ahead). A frame whose picture was not kept
-        and turns out to be needed is decoded again (`with_picture`)."""
-        if self._dense or index < 0:
-            return True
-        return index >= self._next_sample and (index - self._next_sample) % self._step == 0
+    def grid(self) -> SampleGrid:
+        """Where this sampler's samples fall, for the source that runs the scout."""
+        return SampleGrid(self._step)
 
     # ---- input -----------------------------------------------------------------------------------------
-    def push(self, item: Item) -> None:
+    def push(self, item: Item, sample: PoseFrame | None = None) -> None:
+        """The next frame; `sample`: the scout's pose when the frame is a sparse sample (it ran on every sample,
+        dense stretches included, and counts as a model run wherever it falls)."""
         self.log.frames += 1
+        before = self._last_sample
+        if sample is not None:
+            self.log.model_runs += 1
+            self._last_sample = sample
         if self._dense:
             self._push_dense(item)
             return
@@ -258,16 +301,11 @@ class AdaptiveSampler(Generic[Item]):
             return
         while self._ring and (len(self._ring) >= self._preroll or self._ring_bytes + nbytes > self.plan.max_ring_bytes):
             self._commit_sparse()
-        i = self._index_of(item)
-        if i >= self._next_sample and self._has_picture(item):
-            self._next_sample = i + self._step
-            self.log.model_runs += 1
-            pf = self._scout(item)
-            if could_be_raising(pf, self._last_sample, self.plan, self._aspect):
+        if sample is not None:
+            if could_be_raising(sample, before, self.plan, self._aspect):
                 self._go_dense(item)
                 return
-            self._poses[i] = pf
-            self._last_sample = pf
+            self._poses[self._index_of(item)] = sample
         self._ring.append(held)
         self._ring_bytes += nbytes
         self.log.ring_peak_frames = max(self.log.ring_peak_frames, len(self._ring))
@@ -280,9 +318,11 @@ class AdaptiveSampler(Generic[Item]):
         extra = self.log.person_frames_estimated
         self.analyzer.frames_with_person += extra
 
-    def run(self, items: Iterable[Item]) -> SamplingLog:
-        for item in items:
-            self.push(item)
+    def run(self, items: Iterable[Item], scout: Callable[[Item], PoseFrame]) -> SamplingLog:
+        """Every item, the scout running on the samples (a pose track's replay; a video runs its scout on a
+        thread of its own, coach/adaptive_video.py)."""
+        for item, sample in scouted(items, self.grid(), scout, self._index_of, self._has_picture):
+            self.push(item, sample)
         self.finish()
         return self.log
 
@@ -327,10 +367,9 @@ class AdaptiveSampler(Generic[Item]):
             item = self._with(item)
         pf = self._run(item)
         results = self.analyzer.push_pose(pf)
-        at_rest = not could_be_raising(pf, self._last_sample, self.plan, self._aspect)
+        at_rest = not could_be_raising(pf, self._last_dense, self.plan, self._aspect)
         at_rest = at_rest and all(r.phase == "setup" and r.shot is None for r in results)
-        self._last_sample = pf
+        self._last_dense = pf
         self._quiet = self._quiet + 1 if at_rest else 0
         if self._quiet >= self._settle and not self.log.too_large and not self._looking_back:
             self._dense = False
-            self._next_sample = self._index_of(item) + self._step

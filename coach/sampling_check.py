@@ -79,7 +79,7 @@ def replay(
     sampler = AdaptiveSampler(
         an, lambda pf: pf, index_of=lambda pf: pf.index, t_ms_of=lambda pf: pf.t_ms, plan=plan or SamplingPlan()
     )
-    log = sampler.run(track.frames)
+    log = sampler.run(track.frames, scout=lambda pf: pf)
     return full.finish(), an.finish(), log
 
 

@@ -4,6 +4,8 @@ frame left out comes back, pixel for pixel, from the look-back's own decoder."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -52,3 +54,141 @@ def test_the_look_back_gives_back_the_same_pixels(straight) -> None:
         assert look_back.seeks >= 2
     finally:
         look_back.close()
+
+
+class _Failing:
+    """A pose model that fails on its `at`-th run, as a broken model or an out-of-memory would."""
+
+    name = model = "failing"
+
+    def __init__(self, at: int):
+        self.at, self.runs = at, 0
+
+    def estimate(self, frame):
+        self.runs += 1
+        if self.runs == self.at:
+            raise RuntimeError(f"model failed on frame {frame.index}")
+        from coach.pose_frame import PoseFrame
+
+        return PoseFrame(frame.index, frame.t_ms, None, None)
+
+    def close(self) -> None:
+        pass
+
+
+def _analyzer():
+    from coach.analyzer import Analyzer
+
+    src = FrameSource(CLIP)
+    return Analyzer(src.fps, src.width, src.height, mode="recorded")
+
+
+def test_a_scout_failure_reaches_the_analysis_and_leaves_no_thread_behind(straight) -> None:
+    """The scout runs on a thread of its own: its error is raised where the analysis runs, after the frames
+    before it were analysed, and its thread ends."""
+    from coach.adaptive_video import analyze_adaptive
+
+    before = threading.active_count()
+    covered: list[int] = []
+    with pytest.raises(RuntimeError, match="model failed"):
+        analyze_adaptive(CLIP, _analyzer(), _Failing(0), lambda: _Failing(5), progress=lambda n, _: covered.append(n))
+    assert covered and covered[-1] >= 4 * 10  # the four samples before the failure, and their frames
+    assert threading.active_count() == before
+
+
+def test_an_analysis_failure_stops_the_scout(straight) -> None:
+    """The analysis stops (here its progress callback fails, as a closed dashboard would): the scout's thread
+    is told to stop and ends, however far ahead it ran."""
+    from coach.adaptive_video import analyze_adaptive
+
+    def progress(n: int, _total) -> None:
+        if n == 30:
+            raise KeyboardInterrupt
+
+    before = threading.active_count()
+    with pytest.raises(KeyboardInterrupt):
+        analyze_adaptive(CLIP, _analyzer(), _Failing(0), lambda: _Failing(0), progress=progress)
+    assert threading.active_count() == before
+
+
+@pytest.fixture(scope="module")
+def standing_then_shot(tmp_path_factory):
+    """15 s of the archer standing still (short_1shot.mp4's first picture), then the clip: a sparse stretch,
+    a trigger, a look-back and a shot, on real video through MediaPipe."""
+    from coach.video_io import VideoWriter
+
+    clip = SAMPLES / "short_1shot.mp4"
+    if not clip.is_file():
+        pytest.skip(f"{clip} not present")
+    path = tmp_path_factory.mktemp("adaptive") / "standing_then_shot.mp4"
+    with FrameSource(clip) as src:
+        frames = [f.image for f in src]
+        with VideoWriter(path, src.width, src.height, src.fps) as vw:
+            for _ in range(int(15 * src.fps)):
+                vw.write(frames[0])
+            for img in frames:
+                vw.write(img)
+    return path
+
+
+def test_how_far_the_scout_runs_ahead_changes_nothing(standing_then_shot) -> None:
+    """The scout runs on a thread of its own, ahead of the analysis. In lockstep with it (one frame ahead) and
+    two minutes ahead: the same samples, triggers, dense stretches, shots, marks and verdicts."""
+    from coach.adaptive_video import analyze_adaptive
+    from coach.analyzer import Analyzer
+    from coach.pose import MediaPipePose
+
+    runs = []
+    for lead_s in (1 / 30, 120.0):
+        src = FrameSource(standing_then_shot)
+        analyzer = Analyzer(src.fps, src.width, src.height, mode="recorded")
+        model = MediaPipePose()
+        try:
+            log = analyze_adaptive(standing_then_shot, analyzer, model, MediaPipePose, lead_s=lead_s)
+        finally:
+            model.close()
+        report = analyzer.finish()
+        shots = [
+            (
+                s.raise_start_frame,
+                s.draw_start_frame,
+                s.anchor_frame,
+                s.release_frame,
+                [(f.rule, f.verdict) for f in s.findings],
+            )
+            for s in report.shots
+        ]
+        runs.append((shots, log.summary()))
+    (shots, log), again = runs
+    assert shots and log["sparse_spans"][0][1] > 10 * 30  # the standing was sampled, the shot found
+    assert log["dense_segments"] >= 1
+    assert again == runs[0]
+
+
+def test_the_scout_runs_ahead_no_further_than_its_bound(straight) -> None:
+    """The scout's thread waits once `max_frames` frames wait for the analysis: memory stays flat however long
+    the video and however slow the analysis."""
+    from coach.adaptive_video import ScoutAhead
+    from coach.sampling import SampleGrid
+
+    class Seen(_Failing):
+        def __init__(self):
+            super().__init__(0)
+            self.frames: list[int] = []
+
+        def estimate(self, frame):
+            self.frames.append(frame.index)
+            return super().estimate(frame)
+
+    scout = Seen()
+    ahead = ScoutAhead(CLIP, FrameSource(CLIP).fps, SampleGrid(10), scout, max_frames=20, max_bytes=2**30)
+    try:
+        furthest = 0
+        for d, sample in ahead:
+            assert d.frame is None  # handed on without its picture
+            assert (sample is not None) == (d.index % 10 == 0)
+            furthest = max(furthest, scout.frames[-1] - d.index)
+    finally:
+        ahead.close()
+    assert len(scout.frames) == len(range(0, len(straight), 10))
+    assert 0 < furthest <= 20 + 10

@@ -15,7 +15,7 @@ import pytest
 from coach.analyzer import Analyzer
 from coach.landmarks import INDEX
 from coach.pose_frame import PoseFrame, load_posetrack
-from coach.sampling import AdaptiveSampler, SamplingPlan, could_be_raising
+from coach.sampling import AdaptiveSampler, SamplingPlan, could_be_raising, scouted
 from coach.sampling_check import differences, padded, replay
 from tests.support.paths import ROOT
 
@@ -131,11 +131,13 @@ def test_memory_flat_on_a_30_minute_session() -> None:
     sampler = AdaptiveSampler(
         analyzer, model, index_of=lambda d: d.index, t_ms_of=lambda d: d.t_ms, nbytes_of=lambda d: d.nbytes, plan=plan
     )
+    items = scouted((_Item(i, i * 1000.0 / fps) for i in range(n)), sampler.grid(), model, lambda d: d.index)
     tracemalloc.start()
     try:
         at: dict[int, int] = {}
-        for i in range(n):
-            sampler.push(_Item(i, i * 1000.0 / fps))
+        for item, sample in items:
+            sampler.push(item, sample)
+            i = item.index
             if i in (n // 6, n - 1):
                 at[i] = tracemalloc.get_traced_memory()[0]
     finally:
