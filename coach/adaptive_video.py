@@ -1,9 +1,9 @@
 """A video file through the adaptive sampler (coach/sampling.py), decoding no more than the models need, the
 scout on a thread of its own.
 
-    scout's thread ─► every frame in presentation order, a picture only for the samples (and the frames every
-      (ScoutAhead)     other frame refers to: H.264/HEVC non-reference pictures are skipped); the scout model
-                       on each sample; each frame handed on without its picture, with the sample's pose
+    scout's thread ─► every frame in presentation order; decoded: the samples and the frames others refer to
+      (ScoutAhead)     (H.264/HEVC non-reference pictures are skipped); the scout model on each sample; each
+                       frame handed on without its picture, with the sample's pose
     analysis       ─► the sampler; the ring holds frame numbers and times only; on a trigger the dense model's
       (LookBack)       decoder seeks to the keyframe before the look-back's first frame and decodes from there,
                        frame by frame, to the end of the dense stretch

@@ -271,6 +271,8 @@ class AdaptiveSampler(Generic[Item]):
         self._ring_bytes = 0
         self._poses: dict[int, PoseFrame] = {}  # sparse samples' poses still in the ring
         self._last_sample: PoseFrame | None = None  # the scout's last pose (a wrist rising since then: a raise)
+        # The dense model's last pose: "at rest" in a dense stretch is judged frame to frame, on the dense model's
+        # own landmarks, never against a scout sample (another model, up to a step away).
         self._last_dense: PoseFrame | None = None
         self._dense = False
         self._quiet = 0  # dense frames in a row with the archer at rest
