@@ -5,6 +5,7 @@ frame left out comes back, pixel for pixel, from the look-back's own decoder."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -185,6 +186,10 @@ def test_the_scout_runs_ahead_no_further_than_its_bound(straight) -> None:
     try:
         furthest = 0
         for d, sample in ahead:
+            if d.index == 0:  # hold the first frame until the scout has filled its lead (or 10 s), whatever the load
+                deadline = time.monotonic() + 10
+                while (not scout.frames or scout.frames[-1] < 20) and time.monotonic() < deadline:
+                    time.sleep(0.01)
             assert d.frame is None  # handed on without its picture
             assert (sample is not None) == (d.index % 10 == 0)
             furthest = max(furthest, scout.frames[-1] - d.index)
