@@ -132,6 +132,24 @@ def decoded_frames(
         yield from numbered(None)
 
 
+def gives_frame_times(path: str | os.PathLike, packets: int = 30) -> bool:
+    """The file gives its frames' presentation times (its first `packets` video packets each carry one), so the
+    look-back can find a frame again by its time. A raw elementary stream (a Raspberry Pi camera's .h264) gives
+    none: adaptive analysis would hand the dense model no picture for the look-back, and a shot after an idle
+    stretch would lose its raise and draw start, so such a file is analysed at the full rate."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            for n, packet in enumerate(container.demux(stream)):
+                if n >= packets:
+                    break
+                if packet.pts is None and packet.size > 0:  # the flush packet at the end carries nothing
+                    return False
+    except (av.FFmpegError, IndexError):
+        return False  # unreadable here: the full-rate reader says what is wrong with it
+    return True
+
+
 class LookBack:
     """The pictures of frames the main decoder did not keep, decoded again by a decoder of its own: forward
     from where it is, or from the keyframe at or before the frame asked for."""

@@ -38,9 +38,12 @@ def analyze_video(
     """`full_rate=False` (the default): the model samples the stretches where nobody draws and runs on every frame
     around each shot (coach/sampling.py); frame and pose listeners still get every frame, those the model skipped
     with nobody in them (re-analysing such a kept track gives the adaptive run's result again). A saved pose track
-    (--save-pose) needs every frame's landmarks, so it runs at the full rate."""
+    (--save-pose) needs every frame's landmarks, so it runs at the full rate; so does a file whose frames carry no
+    presentation times (a raw .h264 stream), which the look-back cannot find again (meta.sampling.why)."""
     src = FrameSource(path)
     adaptive = not full_rate and src.is_file and save_pose is None
+    untimed = adaptive and not _gives_frame_times(path)
+    adaptive = adaptive and not untimed
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
     # refined by the string's onset inside the window the pose allows (coach/audio/).
     cues = None
@@ -94,7 +97,9 @@ def analyze_video(
         report.notes.append(
             f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
         )
-    report.meta["sampling"] = log.summary() if log is not None else {"mode": "full-rate"}
+    report.meta["sampling"] = (
+        log.summary() if log is not None else {"mode": "full-rate", **({"why": "no frame times"} if untimed else {})}
+    )
     if log is not None and log.sparse_spans:
         report.notes.append(log.note())
     report.meta["audio"] = {"used": audio, "track": cues is not None, **(cues.summary() if cues else {})}
@@ -133,6 +138,12 @@ def analyze_track(
     for pf in track.frames:
         analyzer.push_pose(pf)
     return analyzer.finish()
+
+
+def _gives_frame_times(path: str | os.PathLike) -> bool:
+    from .adaptive_video import gives_frame_times  # PyAV only where a file is analysed adaptively
+
+    return gives_frame_times(path)
 
 
 def track_sound(path: str | os.PathLike, fps: float) -> ReleaseRefiner | None:

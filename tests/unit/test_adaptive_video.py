@@ -197,3 +197,42 @@ def test_the_scout_runs_ahead_no_further_than_its_bound(straight) -> None:
         ahead.close()
     assert len(scout.frames) == len(range(0, len(straight), 10))
     assert 0 < furthest <= 20 + 10
+
+
+@pytest.fixture(scope="module")
+def raw_stream(tmp_path_factory):
+    """The first shot of CLIP as a raw H.264 elementary stream (what a Raspberry Pi camera records): its frames
+    carry no presentation times."""
+    import av
+
+    path = tmp_path_factory.mktemp("raw") / "first_shot.h264"
+    with av.open(str(CLIP)) as src, av.open(str(path), "w", format="h264") as out:
+        stream = src.streams.video[0]
+        enc = out.add_stream("h264", rate=30)
+        enc.width, enc.height, enc.pix_fmt = stream.width, stream.height, "yuv420p"
+        for n, frame in enumerate(src.decode(stream)):
+            if n == 240:
+                break
+            frame.pts = None
+            out.mux(enc.encode(frame))
+        out.mux(enc.encode())
+    return path
+
+
+def test_a_file_without_frame_times_is_analysed_at_the_full_rate(straight, raw_stream) -> None:
+    """The look-back finds a frame again by its time; a raw stream gives none, so adaptive analysis would give
+    the dense model no picture for the look-back (the raise found 16 frames late). Such a file runs at the full
+    rate, and the report says why."""
+    import json
+
+    from coach.adaptive_video import gives_frame_times
+    from coach.pipeline import analyze_video
+
+    assert gives_frame_times(CLIP) and not gives_frame_times(raw_stream)
+    report = analyze_video(raw_stream, audio=False)
+    assert report.meta["sampling"] == {"mode": "full-rate", "why": "no frame times"}
+    truth = json.loads(CLIP.with_suffix(".truth.json").read_text())["shots"][0]
+    (shot,) = report.shots
+    assert abs(shot.raise_start_frame - truth["raise_start_frame"]) <= 3
+    assert abs(shot.draw_start_frame - truth["draw_start_frame"]) <= 8
+    assert abs(shot.release_frame - truth["release_frame"]) <= 2

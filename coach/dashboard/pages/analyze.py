@@ -5,6 +5,7 @@ import streamlit as st
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names
 from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
+from coach.dashboard.settings import VIDEO_SUFFIXES
 from coach.errors import CoachError
 from coach.store import normalize_name
 from coach.wording.machine import error_text
@@ -70,7 +71,7 @@ def render() -> None:
     else:
         upload = st.file_uploader(
             ui.tr("upload"),
-            type=["mp4", "mov", "m4v", "avi", "mkv", "webm"],
+            type=[suffix.lstrip(".") for suffix in VIDEO_SUFFIXES],
             key="upload",
             help=ui.tr("upload_limit", mb=mb),
         )
