@@ -20,6 +20,7 @@ full-rate run and an adaptive run of the same file name the same frames."""
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 import threading
 from collections import deque
@@ -190,9 +191,7 @@ class LookBack:
             or pts - self._last_pts > SEEK_AHEAD_FRAMES * self._frame_pts
         )
         if far or self._frames is None:
-            self._container.seek(pts, stream=stream, backward=True, any_frame=False)
-            self._frames = self._container.decode(stream)
-            self.seeks += 1
+            self._frames = self._seek(stream, pts)
         for f in self._frames:
             self.decoded += 1
             if f.pts is None:
@@ -202,6 +201,24 @@ class LookBack:
                 return f if f.pts == pts else None
         self._frames = None
         return None
+
+    def _seek(self, stream: av.video.stream.VideoStream, pts: int) -> Iterator[av.VideoFrame]:
+        """Frames decoded from a keyframe at or before `pts`. Some demuxers land on the keyframe after the time
+        asked for (MPEG-TS, a camcorder's .mts: the look-back then found no frame at all, and the dense model saw
+        nobody); they are asked again for a time further back, twice as far each time, down to the stream's start."""
+        floor = min(stream.start_time or 0, 0)  # MPEG-TS starts at 1.4 s, and a seek to its start lands after it too
+        one_s = max(1, int(1 / stream.time_base)) if stream.time_base else 1
+        back = 0
+        while True:
+            at = max(pts - back, floor)
+            self._container.seek(at, stream=stream, backward=True, any_frame=False)
+            self.seeks += 1
+            frames = self._container.decode(stream)
+            first = next(frames, None)  # None: it landed past the last keyframe, at the end
+            if at == floor or (first is not None and (first.pts is None or first.pts <= pts)):
+                return frames if first is None else itertools.chain((first,), frames)
+            self.decoded += first is not None
+            back = 2 * back if back else one_s
 
     def close(self) -> None:
         if self._container is not None:

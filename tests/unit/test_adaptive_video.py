@@ -236,3 +236,55 @@ def test_a_file_without_frame_times_is_analysed_at_the_full_rate(straight, raw_s
     assert abs(shot.raise_start_frame - truth["raise_start_frame"]) <= 3
     assert abs(shot.draw_start_frame - truth["draw_start_frame"]) <= 8
     assert abs(shot.release_frame - truth["release_frame"]) <= 2
+
+
+@pytest.fixture(scope="module")
+def standing_then_shot_ts(standing_then_shot):
+    """standing_then_shot in an MPEG-TS, as a camcorder records (.mts): its demuxer lands on the keyframe after a
+    time it is asked to seek to."""
+    import av
+
+    path = standing_then_shot.with_suffix(".ts")
+    with av.open(str(standing_then_shot)) as src, av.open(str(path), "w", format="mpegts") as out:
+        stream = src.streams.video[0]
+        copy = out.add_stream_from_template(stream)
+        for packet in src.demux(stream):
+            if packet.dts is not None:
+                packet.stream = copy
+                out.mux(packet)
+    return path
+
+
+def test_the_look_back_finds_its_frames_in_an_mpeg_ts(standing_then_shot_ts) -> None:
+    """Frames the scout left undecoded come back, pixel for pixel, from a file whose demuxer seeks past the time
+    asked for, behind where the look-back's decoder is and ahead of it."""
+    path = standing_then_shot_ts
+    fps = FrameSource(path).fps
+    left_out = [d for d in decoded_frames(path, fps, lambda n: n % 10 == 0) if d.frame is None]
+    asked = left_out[300:310] + left_out[20:25] + left_out[200:201]
+    numbers = {d.index for d in asked}
+    ref = {d.index: d.frame.to_ndarray(format="bgr24") for d in decoded_frames(path, fps) if d.index in numbers}
+    look_back = LookBack(path)
+    try:
+        for d in asked:
+            whole = look_back.picture(d)
+            assert whole.frame is not None, d.index
+            assert np.array_equal(whole.frame.to_ndarray(format="bgr24"), ref[d.index])
+    finally:
+        look_back.close()
+
+
+def test_a_shot_after_standing_in_an_mpeg_ts(standing_then_shot_ts) -> None:
+    """Adaptive analysis of the MPEG-TS finds the shot after 10 s of standing with its raise and release (it found
+    no shot at all while the look-back's seeks landed past the frames it asked for)."""
+    import json
+
+    from coach.pipeline import analyze_video
+
+    report = analyze_video(standing_then_shot_ts, audio=False)
+    assert report.meta["sampling"]["mode"] == "adaptive"
+    truth = json.loads((SAMPLES / "short_1shot.truth.json").read_text())["shots"][0]
+    standing = 15 * 30
+    (shot,) = report.shots
+    assert abs(shot.raise_start_frame - (standing + truth["raise_start_frame"])) <= 3
+    assert abs(shot.release_frame - (standing + truth["release_frame"])) <= 2
