@@ -6,11 +6,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..capture import VIDEO_EXTENSIONS
 from ..errors import CoachError
 
-VIDEO_EXTENSIONS = frozenset(
-    {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mts", ".m2ts", ".3gp", ".mpg", ".mpeg", ".wmv", ".flv"}
-)
 UNASSIGNED_ARCHER = "unassigned"  # sessions of a batch run without --archer / --archer-from-folder
 
 

@@ -38,7 +38,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "source_upload": ("上傳影片", "Upload a video"),
     "sample": ("範例", "Sample"),
     "no_samples": ("範例影片資料夾裡沒有影片。", "The sample video folder has no videos."),
-    "upload": ("影片檔（MP4、MOV、AVI、MKV、WebM）", "Video file (MP4, MOV, AVI, MKV, WebM)"),
+    "upload": (
+        "影片檔（MP4、MOV、AVI、MKV、WebM、攝影機的 MTS/M2TS 等）",
+        "Video file (MP4, MOV, AVI, MKV, WebM, a camcorder's MTS/M2TS, …)",
+    ),
     "upload_limit": ("每個檔案上限 {mb} MB。", "Up to {mb} MB per file."),
     "archer": ("射手", "Archer"),
     "new_archer": ("＋ 新射手", "+ New archer"),

@@ -21,6 +21,8 @@ from ..store import Store, default_db_path
 from ..store.media import annotated_video, media_dir
 
 REPO = Path(__file__).resolve().parents[2]
+# The sample clips listed, and a session's own video offered to the player where no annotated one was drawn.
+# What an upload may be is coach.capture.VIDEO_EXTENSIONS (what the analysis reads, not what a browser plays).
 VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 DEMO_ARCHER = "示範射手 Demo"
 

@@ -2,10 +2,10 @@
 
 import streamlit as st
 
+from coach.capture import VIDEO_EXTENSIONS
 from coach.dashboard import ui
 from coach.dashboard.data import archer_names
 from coach.dashboard.jobs import DONE, JOBS, ArcherSpec, save_upload
-from coach.dashboard.settings import VIDEO_SUFFIXES
 from coach.errors import CoachError
 from coach.store import normalize_name
 from coach.wording.machine import error_text
@@ -71,7 +71,7 @@ def render() -> None:
     else:
         upload = st.file_uploader(
             ui.tr("upload"),
-            type=[suffix.lstrip(".") for suffix in VIDEO_SUFFIXES],
+            type=sorted(suffix.lstrip(".") for suffix in VIDEO_EXTENSIONS),
             key="upload",
             help=ui.tr("upload_limit", mb=mb),
         )
