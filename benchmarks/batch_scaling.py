@@ -1,13 +1,18 @@
 """Batch throughput with 1 and 2 worker processes, peak memory per worker, and memory vs video length.
 
-    python benchmarks/batch_scaling.py [CLIP] [--videos N] [--long-repeat K] [--compare-threads]
+    python benchmarks/batch_scaling.py [CLIP] [--videos N] [--long-repeat K] [--compare-threads] [--compare-full-rate]
+    python benchmarks/batch_scaling.py /tmp/coach_long_session/long_session_10min_12shots_720p.mp4 --videos 2 \
+        --skip-memory --compare-full-rate      # what adaptive analysis gains a batch of whole sessions (#17)
 
 Part 1 — scaling: N copies of CLIP (each in its own archer folder, so none is a duplicate of another) go
 through `coach.batch.run_batch` — the real path: hashing, store lookups, spawn workers, store writes — once
 with 1 worker and once with 2, each into a fresh store. Printed: videos/min, frames/s, CPU seconds per frame
 (all worker processes), speed-up, and the peak RSS each worker reported (`ru_maxrss`, which includes the
 model and the decoder). Worker start-up (spawn + importing MediaPipe) is part of the wall time, as it is for
-a user. With --compare-threads the 2-worker run is repeated without the one-thread-per-worker limits.
+a user. With --compare-threads the 2-worker run is repeated without the one-thread-per-worker limits; with
+--compare-full-rate, with the model on every frame (each worker's adaptive analysis has two busy threads, the
+scout's and the analysis', so a batch with a worker on every core gains what the CPU time says, not the wall time
+of one video).
 
 Part 2 — flat memory: CLIP and a clip K times as long (CLIP concatenated K times with coach.video_io), each
 with a 48 kHz sound track as long as the video (--no-audio: without), are each analysed in a fresh worker
@@ -39,14 +44,21 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def scaling_run(folder: Path, workers: int, threads: int, tmp: Path) -> dict:
-    db = tmp / f"bench_{workers}w_{threads}t.db"
+def scaling_run(folder: Path, workers: int, threads: int, tmp: Path, full_rate: bool = False) -> dict:
+    db = tmp / f"bench_{workers}w_{threads}t{'_full' if full_rate else ''}.db"
     db.unlink(missing_ok=True)
     cpu0 = children_cpu()
     t0 = time.perf_counter()
     res = run_batch(
         [folder],
-        BatchOptions(workers=workers, archer_from_folder=True, db=db, progress=False, threads_per_worker=threads),
+        BatchOptions(
+            workers=workers,
+            archer_from_folder=True,
+            db=db,
+            progress=False,
+            threads_per_worker=threads,
+            full_rate=full_rate,
+        ),
     )
     wall = time.perf_counter() - t0
     cpu = children_cpu() - cpu0
@@ -152,6 +164,7 @@ def main() -> int:
     ap.add_argument("--videos", type=int, default=6, help="copies of the clip in the scaling runs (default 6)")
     ap.add_argument("--long-repeat", type=int, default=6, help="the long clip is the clip this many times")
     ap.add_argument("--compare-threads", action="store_true", help="also run 2 workers without thread limits")
+    ap.add_argument("--compare-full-rate", action="store_true", help="also run 2 workers with --full-rate")
     ap.add_argument("--no-audio", action="store_true", help="memory clips without a sound track")
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--skip-memory", action="store_true")
@@ -168,27 +181,38 @@ def main() -> int:
             for i in range(args.videos):
                 (folder / f"archer{i:02d}").mkdir(parents=True)
                 shutil.copyfile(clip, folder / f"archer{i:02d}" / clip.name)
-            runs = [scaling_run(folder, 1, 1, tmp), scaling_run(folder, 2, 1, tmp)]
+            runs = [("1 worker", scaling_run(folder, 1, 1, tmp)), ("2 workers", scaling_run(folder, 2, 1, tmp))]
             if args.compare_threads:
-                runs.append(scaling_run(folder, 2, 0, tmp))
+                runs.append(("2 workers, no limits", scaling_run(folder, 2, 0, tmp)))
+            if args.compare_full_rate:
+                runs.append(("2 workers, full rate", scaling_run(folder, 2, 1, tmp, full_rate=True)))
+            by = dict(runs)
             print(
                 f"\n{'':22}{'videos/min':>11}{'frames/s':>10}{'CPU ms/frame':>14}{'cores used':>11}{'wall s':>8}"
                 "  peak RSS per worker"
             )
-            for r, label in zip(runs, ("1 worker", "2 workers", "2 workers, no limits")):
+            for label, r in runs:
                 rss = ", ".join(f"{x:.0f} MB" for x in r["worker_rss"])
                 print(
                     f"{label:22}{r['videos_per_min']:11.2f}{r['fps']:10.1f}{r['cpu_per_frame_ms']:14.1f}"
                     f"{r['cores_used']:11.2f}{r['wall']:8.1f}  {rss}"
                 )
-            print(f"({runs[0]['videos']} videos, {runs[0]['frames']} frames per run)")
-            print(f"speed-up 2 workers / 1 worker: {runs[1]['fps'] / runs[0]['fps']:.2f}x")
+            print(f"({by['1 worker']['videos']} videos, {by['1 worker']['frames']} frames per run)")
+            print(f"speed-up 2 workers / 1 worker: {by['2 workers']['fps'] / by['1 worker']['fps']:.2f}x")
             print(
                 "  (cores used = worker CPU seconds / wall seconds: well below the worker count means other "
                 "processes had the cores)"
             )
             if args.compare_threads:
-                print(f"speed-up 2 workers without thread limits: {runs[2]['fps'] / runs[0]['fps']:.2f}x")
+                print(
+                    f"speed-up 2 workers without thread limits: {by['2 workers, no limits']['fps'] / by['1 worker']['fps']:.2f}x"
+                )
+            if args.compare_full_rate:
+                full = by["2 workers, full rate"]
+                print(
+                    f"adaptive / full rate, 2 workers each: {by['2 workers']['fps'] / full['fps']:.2f}x the frames/s "
+                    "(videos covered, not frames the model saw)"
+                )
         if not args.skip_memory:
             short_clip, long_clip = tmp / "short_1x.mp4", tmp / f"long_{args.long_repeat}x.mp4"
             concat_clip(clip, short_clip, 1, not args.no_audio)
