@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,17 +50,8 @@ def scaling_run(folder: Path, workers: int, threads: int, tmp: Path, full_rate: 
     db.unlink(missing_ok=True)
     cpu0 = children_cpu()
     t0 = time.perf_counter()
-    res = run_batch(
-        [folder],
-        BatchOptions(
-            workers=workers,
-            archer_from_folder=True,
-            db=db,
-            progress=False,
-            threads_per_worker=threads,
-            full_rate=full_rate,
-        ),
-    )
+    options = BatchOptions(workers=workers, archer_from_folder=True, db=db, progress=False)
+    res = run_batch([folder], replace(options, threads_per_worker=threads, full_rate=full_rate))
     wall = time.perf_counter() - t0
     cpu = children_cpu() - cpu0
     done = [o for o in res.outcomes if o.status == DONE]
