@@ -205,8 +205,9 @@ class LookBack:
     def _seek(self, stream: av.video.stream.VideoStream, pts: int) -> Iterator[av.VideoFrame]:
         """Frames decoded from a keyframe at or before `pts`. Some demuxers land on the keyframe after the time
         asked for (MPEG-TS, a camcorder's .mts: the look-back then found no frame at all, and the dense model saw
-        nobody); they are asked again for a time further back, twice as far each time, down to the stream's start."""
-        floor = min(stream.start_time or 0, 0)  # MPEG-TS starts at 1.4 s, and a seek to its start lands after it too
+        nobody); they are asked again for a time further back, twice as far each time, down to time 0."""
+        # Not the stream's start time: an MPEG-TS's clock starts after 0, and a seek to its start lands after it too.
+        floor = min(stream.start_time or 0, 0)
         one_s = max(1, int(1 / stream.time_base)) if stream.time_base else 1
         back = 0
         while True:
@@ -217,7 +218,8 @@ class LookBack:
             first = next(frames, None)  # None: it landed past the last keyframe, at the end
             if at == floor or (first is not None and (first.pts is None or first.pts <= pts)):
                 return frames if first is None else itertools.chain((first,), frames)
-            self.decoded += first is not None
+            if first is not None:
+                self.decoded += 1
             back = 2 * back if back else one_s
 
     def close(self) -> None:
