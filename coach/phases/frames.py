@@ -287,8 +287,15 @@ def _seen_again(after: Sequence[TrackFrame], same: Callable[[TrackFrame], bool],
     if ended and same(after[-1]):
         return True
     # In a row: one after the other as the tracker was given them (a frame with nobody in it is among them; a
-    # frame the live view dropped is not, so the rule holds at any rate).
-    return any(same(a) and same(b) for a, b in zip(after, after[1:]))
+    # frame the live view dropped is not, so the rule holds at any rate). A frame that repeats the one before
+    # (a phone keeping its rate) is that one seen again, not a second look: a glimpse repeated is still a glimpse.
+    return any(same(a) and same(b) and not _repeats(b, a) for a, b in zip(after, after[1:]))
+
+
+def _repeats(b: TrackFrame, a: TrackFrame) -> bool:
+    """`b` holds the very reading of `a`: no two pictures give the pose model shoulders and a torso of the same
+    pixel lengths to the last bit."""
+    return b.sw_px == a.sw_px and (b.torso_px == a.torso_px or math.isnan(b.torso_px) and math.isnan(a.torso_px))
 
 
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:

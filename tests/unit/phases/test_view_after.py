@@ -72,6 +72,19 @@ def test_an_archer_fading_for_a_frame_then_lost_is_no_shot() -> None:
     assert run(track) == []
 
 
+def test_a_glimpse_the_phone_repeated_is_still_a_glimpse() -> None:
+    # The same dissolve from a phone that repeats a frame to keep its rate: the glimpse, then the very same
+    # picture again. Two frames in a row, but one look at the archer (real10 with every 5th frame repeated
+    # gave a shot here).
+    glimpse, scene = PLAN.release + 6, PLAN.release + 36
+    track = _cut_after(make_track([PLAN], 260), scene)
+    seen = next(f for f in track.frames if f.index == glimpse).landmarks
+    for f in track.frames:
+        if glimpse < f.index < scene:
+            f.landmarks = seen.copy() if f.index == glimpse + 1 else None
+    assert run(track) == []
+
+
 def test_a_video_ending_on_the_archer_keeps_the_shot() -> None:
     # One frame 0.2 s after the release, the video's last: nothing was cut away, the follow-through is only
     # unmeasured (one frame alone must not drop it).
