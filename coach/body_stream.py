@@ -45,13 +45,14 @@ class BodyStream:
         self._one_euro = OneEuroFilter() if mode == "live" else None
         self._guard = UpperBodyGuard()
         self._despike = Despiker.for_fps(fps) if mode == "recorded" else None
-        self._pending: deque[tuple[int, float, np.ndarray]] = deque()  # (index, t_ms, vis) awaiting output
+        self._pending: deque[tuple[int, float, np.ndarray, bool]] = deque()  # (index, t_ms, vis, repeat) to output
         self._clean: deque[np.ndarray] = deque()  # despiked raw points awaiting the smoother
         self._sw = ShoulderWidth(window=int(max(fps, 1) * 3))
         self._xy = np.empty((N_LANDMARKS, 2))
         self._nan_xy = np.full((N_LANDMARKS, 2), np.nan)
         self._zero_vis = np.zeros(N_LANDMARKS)
         self._origin = np.zeros(2)  # the last shoulder midpoint read (`_on_body`)
+        self._before = np.full((N_LANDMARKS, 4), np.nan)  # the last frame's landmarks as read, for `repeat`
 
     @property
     def lag(self) -> int:
@@ -61,6 +62,7 @@ class BodyStream:
         self.sides = SIDES[handedness]
 
     def push(self, pf: PoseFrame) -> list[Body]:
+        repeat = self._repeats(pf.landmarks)
         if pf.landmarks is None:
             raw, vis = self._nan_xy, self._zero_vis
         else:
@@ -78,10 +80,23 @@ class BodyStream:
             raw[doubt] = np.nan
         if self._one_euro is not None:
             smoothed = _in_picture(self._one_euro(self._on_body(raw), pf.t_ms / 1000.0), own=True)
-            return [self._make(pf.index, pf.t_ms, smoothed, vis, raw)]
-        self._pending.append((pf.index, pf.t_ms, vis))
+            return [self._make(pf.index, pf.t_ms, smoothed, vis, raw, repeat)]
+        self._pending.append((pf.index, pf.t_ms, vis, repeat))
         clean = self._despike.push(self._on_body(raw), self._guard.scale)
         return [] if clean is None else self._smooth(clean)
+
+    def _repeats(self, landmarks: np.ndarray | None) -> bool:
+        """`landmarks` are the last frame's to the bit: the pose of the same picture, which the estimator gives a
+        duplicated frame without running the model again (`pose.RepeatsSeen`; no two pictures give the model
+        bit-identical points)."""
+        if landmarks is None:
+            self._before.fill(np.nan)
+            return False
+        if landmarks.shape != self._before.shape:
+            self._before = np.full(landmarks.shape, np.nan)
+        same = bool(np.array_equal(landmarks, self._before))
+        np.copyto(self._before, landmarks)
+        return same
 
     def _on_body(self, raw: np.ndarray) -> np.ndarray:
         """(N_LANDMARKS + 1, 2): the points relative to the shoulder midpoint, then that midpoint (the last one read
@@ -108,12 +123,14 @@ class BodyStream:
         return [] if sm is None else [self._emit(sm)]
 
     def _emit(self, smoothed_on_body: np.ndarray) -> Body:
-        index, t_ms, vis = self._pending.popleft()
-        return self._make(index, t_ms, _in_picture(smoothed_on_body, own=True), vis, self._clean.popleft())
+        index, t_ms, vis, repeat = self._pending.popleft()
+        return self._make(index, t_ms, _in_picture(smoothed_on_body, own=True), vis, self._clean.popleft(), repeat)
 
-    def _make(self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray) -> Body:
+    def _make(
+        self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray, repeat: bool = False
+    ) -> Body:
         sw = self._sw.update(xy, vis)
-        return Body(index, t_ms, xy, vis, sw, self.sides, raw)
+        return Body(index, t_ms, xy, vis, sw, self.sides, raw, repeat)
 
 
 def _in_picture(on_body: np.ndarray, own: bool = False) -> np.ndarray:

@@ -32,6 +32,9 @@ class Body:
     sw: float
     sides: SideMap
     raw_xy: np.ndarray | None = None
+    # The pose of the very picture before, to the bit (a duplicated frame, `pose.RepeatsSeen`): no new look at the
+    # archer; a glimpse and its copy are one glimpse (`phases.frames.view_after`).
+    repeat: bool = False
 
     @property
     def t_s(self) -> float:

@@ -161,6 +161,57 @@ class TasksPose:
         self._landmarker.close()
 
 
+class _SamePicture:
+    """Whether a picture is the one before it, pixel for pixel: a file that repeats a frame to keep its rate (a
+    webcam's MJPEG recording in low light, a still scene on a lossless capture). One kept copy of the last picture;
+    a sparse grid of pixels is compared first, so a different picture costs a few microseconds beside the copy."""
+
+    def __init__(self) -> None:
+        self._last: np.ndarray | None = None
+
+    def __call__(self, image: np.ndarray) -> bool:
+        last = self._last
+        same = (
+            last is not None
+            and last.shape == image.shape
+            and np.array_equal(last[::16, ::16], image[::16, ::16])
+            and np.array_equal(last, image)
+        )
+        if last is None or last.shape != image.shape:
+            self._last = np.empty_like(image)
+        np.copyto(self._last, image)
+        return same
+
+
+class RepeatsSeen:
+    """An estimator that gives a picture identical to the one before it that one's pose, to the bit. The model
+    would read the copy a little differently (its smoothing moves on), and the hands would seem to move where
+    nothing did; the same reading tells the body stream the frame is a repeat, no new look at the archer
+    (`Body.repeat`). The model still runs on the copy: its history (the region it follows, its smoothing) stays
+    that of a run without the check, so where an adaptive run starts the model matters as little as before
+    (a still stretch brings it to the same state however long it ran on it)."""
+
+    def __init__(self, inner: PoseEstimator) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.model = getattr(inner, "model", inner.name)
+        self._same = _SamePicture()
+        self._pose: PoseFrame | None = None
+
+    def estimate(self, frame: Frame) -> PoseFrame:
+        same = self._same(frame.image)
+        pose = self._inner.estimate(frame)
+        p = self._pose
+        if same and p is not None:
+            copy = None if p.landmarks is None else p.landmarks.copy()
+            return PoseFrame(frame.index, frame.t_ms, copy, None if p.world is None else p.world.copy())
+        self._pose = pose
+        return pose
+
+    def close(self) -> None:
+        self._inner.close()
+
+
 ESTIMATORS: MappingProxyType[str, Callable[..., PoseEstimator]] = MappingProxyType(
     {"mediapipe": MediaPipePose, "tasks": TasksPose}
 )
@@ -168,6 +219,4 @@ ESTIMATORS: MappingProxyType[str, Callable[..., PoseEstimator]] = MappingProxyTy
 
 def make_estimator(model: str | os.PathLike | None = None) -> PoseEstimator:
     """The bundled model by default; the Tasks backend when the user passes a .task file."""
-    if model is None:
-        return ESTIMATORS["mediapipe"]()
-    return ESTIMATORS["tasks"](model)
+    return RepeatsSeen(ESTIMATORS["mediapipe"]() if model is None else ESTIMATORS["tasks"](model))

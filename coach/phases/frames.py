@@ -44,6 +44,7 @@ class TrackFrame:
     raw_le: np.ndarray = field(default_factory=lambda: _NAN2)
     raw_re: np.ndarray = field(default_factory=lambda: _NAN2)
     sh: np.ndarray = field(default_factory=lambda: _NAN2)
+    repeat: bool = False  # the pose of the picture before, again (`Body.repeat`): no new look at the archer
 
     def wrists(self, handedness: str) -> tuple[np.ndarray, np.ndarray]:
         """(bow, draw) wrists: a right-handed archer holds the bow in the left hand."""
@@ -127,6 +128,7 @@ def _frame(body: Body) -> TrackFrame | None:
         raw_elbows[0],
         raw_elbows[1],
         sh,
+        body.repeat,
     )
 
 
@@ -287,15 +289,9 @@ def _seen_again(after: Sequence[TrackFrame], same: Callable[[TrackFrame], bool],
     if ended and same(after[-1]):
         return True
     # In a row: one after the other as the tracker was given them (a frame with nobody in it is among them; a
-    # frame the live view dropped is not, so the rule holds at any rate). A frame that repeats the one before
-    # (a phone keeping its rate) is that one seen again, not a second look: a glimpse repeated is still a glimpse.
-    return any(same(a) and same(b) and not _repeats(b, a) for a, b in zip(after, after[1:]))
-
-
-def _repeats(b: TrackFrame, a: TrackFrame) -> bool:
-    """`b` holds the very reading of `a`: no two pictures give the pose model shoulders and a torso of the same
-    pixel lengths to the last bit."""
-    return b.sw_px == a.sw_px and (b.torso_px == a.torso_px or math.isnan(b.torso_px) and math.isnan(a.torso_px))
+    # frame the live view dropped is not, so the rule holds at any rate). A frame that repeats the picture before
+    # (`Body.repeat`) is that one seen again, not a second look: a glimpse repeated is still a glimpse.
+    return any(same(a) and same(b) and not b.repeat for a, b in zip(after, after[1:]))
 
 
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:

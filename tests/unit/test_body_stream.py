@@ -52,3 +52,18 @@ def test_a_panning_camera_does_not_move_the_hand_on_the_body(mode: str) -> None:
     assert still.keys() == panned.keys() and 80 not in still
     worst = max(float(np.abs(still[i] - panned[i]).max()) for i in still)
     assert worst < 1e-6, worst
+
+
+@pytest.mark.parametrize("mode", ["recorded", "live"])
+def test_a_frame_with_the_very_reading_of_the_one_before_is_a_repeat(mode: str) -> None:
+    # The estimator gives a repeated picture the pose it read before, to the bit (pose.RepeatsSeen); a reading
+    # that differs in its last bit is a new look at the archer, and a frame with nobody in it ends the run.
+    track = make_track([ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)], 60)
+    frames = track.frames
+    frames[11].landmarks = frames[10].landmarks.copy()
+    frames[12].landmarks = frames[11].landmarks.copy()
+    frames[21].landmarks = np.nextafter(frames[20].landmarks, 2.0)
+    frames[31].landmarks = None
+    frames[32].landmarks = frames[30].landmarks.copy()
+    repeats = {b.index for b in bodies_from_track(track, "right", mode) if b.repeat}
+    assert repeats == {11, 12}
