@@ -18,6 +18,10 @@ Part 2 — flat memory: CLIP and a clip K times as long (CLIP concatenated K tim
 with a 48 kHz sound track as long as the video (--no-audio: without), are each analysed in a fresh worker
 process; its peak RSS is compared.
 
+Part 3 — many videos in one worker (--many N): one worker analyses CLIP N times, as a long batch has it do, once
+with the worker's few malloc arenas (coach.batch.task.few_malloc_arenas) and once with glibc's default; its peak
+RSS after the first video and after the last, and the CPU time per video, side by side.
+
 The machine's load average is printed before and after: on a shared 2-core machine other processes take
 cores too and the speed-up says more about them than about the batch.
 """
@@ -124,15 +128,10 @@ def add_noise_audio(video: Path, dst: Path, seconds: float, rate: int = 48000) -
             out.mux(p)
 
 
-def peak_rss_alone(path: Path) -> tuple[float, int, float]:
-    """Analyse one video in a fresh spawned worker; (its peak RSS in MB, frames, seconds)."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
+def _job(path: Path) -> Job:
     from coach.store import Archer, content_hash
 
-    ctx = mp.get_context("spawn")
-    job = Job(
+    return Job(
         key=0,
         path=str(path.resolve()),
         display=path.name,
@@ -143,11 +142,38 @@ def peak_rss_alone(path: Path) -> tuple[float, int, float]:
         chash=content_hash(path),
         size=path.stat().st_size,
     )
+
+
+def peak_rss_alone(path: Path) -> tuple[float, int, float]:
+    """Analyse one video in a fresh spawned worker; (its peak RSS in MB, frames, seconds)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = mp.get_context("spawn")
+    job = _job(path)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(None, 1, os.getpid())) as ex:
         res = ex.submit(analyse_task, job).result()
     if not res.ok:
         raise SystemExit(f"{path}: {res.error}")
     return res.maxrss_mb, res.frames, res.seconds
+
+
+def many_in_one_worker(clip: Path, n: int, arenas: int) -> dict:
+    """`clip` analysed `n` times by one spawned worker with `arenas` malloc arenas (0: glibc's default)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    job = _job(clip)
+    rss = []
+    cpu0 = children_cpu()
+    init = (None, 1, os.getpid(), arenas)
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=worker_init, initargs=init) as ex:
+        for k in range(n):
+            res = ex.submit(analyse_task, replace(job, key=k)).result()
+            if not res.ok:
+                raise SystemExit(f"{clip}: {res.error}")
+            rss.append(res.maxrss_mb)
+    return {"first": rss[0], "last": rss[-1], "cpu_per_video": (children_cpu() - cpu0) / n}
 
 
 def main() -> int:
@@ -160,6 +186,7 @@ def main() -> int:
     ap.add_argument("--no-audio", action="store_true", help="memory clips without a sound track")
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--many", type=int, default=0, help="also: one worker analyses the clip N times (part 3)")
     args = ap.parse_args()
     clip = Path(args.clip)
     if not clip.is_file():
@@ -220,6 +247,14 @@ def main() -> int:
                 f"(+{long_rss - short_rss:.1f} MB)"
             )
             assert n_long == n_long2, (n_long, n_long2)
+        if args.many:
+            print(f"\n{args.many} videos in one worker ({clip.name} each time):")
+            for label, arenas in (("2 malloc arenas (the worker's)", 2), ("glibc's default arenas", 0)):
+                r = many_in_one_worker(clip, args.many, arenas)
+                print(
+                    f"  {label:32} peak RSS {r['first']:6.0f} MB after 1, {r['last']:6.0f} MB after {args.many}; "
+                    f"CPU {r['cpu_per_video']:.2f} s a video"
+                )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -103,6 +103,25 @@ def _limit_threads(threads: int = 1) -> None:
         pass
 
 
+MALLOC_ARENAS = 2
+_M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+
+
+def few_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
+    """At most `arenas` malloc arenas in this process (glibc; elsewhere nothing happens). glibc gives threads
+    that allocate at once arenas of their own, up to 8 a core, and keeps what is freed in each: a worker
+    analysing video after video (a decoder and the model on two threads, frames of every size) held more each
+    time (benchmarks/batch_scaling.py --many). Call before the threads start; 0 leaves glibc's default."""
+    import ctypes
+
+    if arenas <= 0:
+        return
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas)
+    except (OSError, AttributeError):  # not glibc (musl, macOS): its allocator is its own
+        pass
+
+
 def _watch_parent(parent_pid: int) -> None:
     """Exit when the parent is gone (SIGKILL, crash): a spawned pool worker would otherwise wait forever
     on its task queue, or analyse a video nobody will collect."""
@@ -112,9 +131,13 @@ def _watch_parent(parent_pid: int) -> None:
             os._exit(0)
 
 
-def worker_init(progress_queue=None, threads: int = 1, parent_pid: int | None = None) -> None:
-    """Process-pool initializer: thread limits, progress channel, parent watchdog."""
+def worker_init(
+    progress_queue=None, threads: int = 1, parent_pid: int | None = None, malloc_arenas: int | None = None
+) -> None:
+    """Process-pool initializer: thread limits, malloc arenas (`few_malloc_arenas`; 0: glibc's own), progress
+    channel, parent watchdog."""
     _limit_threads(threads)
+    few_malloc_arenas(MALLOC_ARENAS if malloc_arenas is None else malloc_arenas)
     # Ctrl-C is the parent's to handle: it stops the workers itself and reports what is done
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if progress_queue is not None:
