@@ -275,5 +275,6 @@ def _frame_rate(path: str) -> float:
 def _ray_task(job: Job) -> TaskResult:
     if not _worker_state.get("ray_ready"):
         _limit_threads(1)
+        few_malloc_arenas()  # a Ray worker, too, analyses video after video
         _worker_state["ray_ready"] = True
     return analyse_task(job)
