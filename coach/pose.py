@@ -218,5 +218,6 @@ ESTIMATORS: MappingProxyType[str, Callable[..., PoseEstimator]] = MappingProxyTy
 
 
 def make_estimator(model: str | os.PathLike | None = None) -> PoseEstimator:
-    """The bundled model by default; the Tasks backend when the user passes a .task file."""
+    """The bundled model by default; the Tasks backend when the user passes a .task file; either one giving a
+    repeated picture the pose of the picture before (`RepeatsSeen`)."""
     return RepeatsSeen(ESTIMATORS["mediapipe"]() if model is None else ESTIMATORS["tasks"](model))
