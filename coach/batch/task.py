@@ -132,12 +132,12 @@ def _watch_parent(parent_pid: int) -> None:
 
 
 def worker_init(
-    progress_queue=None, threads: int = 1, parent_pid: int | None = None, malloc_arenas: int | None = None
+    progress_queue=None, threads: int = 1, parent_pid: int | None = None, malloc_arenas: int = MALLOC_ARENAS
 ) -> None:
     """Process-pool initializer: thread limits, malloc arenas (`few_malloc_arenas`; 0: glibc's own), progress
     channel, parent watchdog."""
     _limit_threads(threads)
-    few_malloc_arenas(MALLOC_ARENAS if malloc_arenas is None else malloc_arenas)
+    few_malloc_arenas(malloc_arenas)
     # Ctrl-C is the parent's to handle: it stops the workers itself and reports what is done
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if progress_queue is not None:
