@@ -57,10 +57,11 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     earliest frame reached from the jump by steps that are all fast and all away from the anchor. A frame the
     pose did not show (MediaPipe folded or mirrored the arms as the string left: the long session, two frames
     into each flight) is stepped over, not taken for the hand stopping; a fast step across it began after the
-    frame before it."""
+    frame before it. So is a frame that repeats the picture before it (`TrackFrame.repeat`: a phone or a converter
+    keeping its rate): it is no look at the hand, so its standing still is not the hand's."""
     t_jump = buf[jump_i].t
     i = jump_i
-    while i + 1 < len(buf) and _unseen(buf[i], handedness) and buf[i + 1].t - t_jump <= P.release_onset_back_s + 1e-6:
+    while i + 1 < len(buf) and _no_look(buf[i], handedness) and buf[i + 1].t - t_jump <= P.release_onset_back_s + 1e-6:
         i += 1  # the jump's own frame unseen on the raw points: from the first one seen after it
     if _unseen(buf[i], handedness):
         return jump_i
@@ -71,9 +72,9 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
     while True:
         j = i - 1
-        while j > 0 and _unseen(buf[j], handedness) and t_jump - buf[j].t <= P.release_onset_back_s + 1e-6:
+        while j > 0 and _no_look(buf[j], handedness) and t_jump - buf[j].t <= P.release_onset_back_s + 1e-6:
             j -= 1
-        if j < 0 or _unseen(buf[j], handedness) or t_jump - buf[j].t > P.release_onset_back_s + 1e-6:
+        if j < 0 or _no_look(buf[j], handedness) or t_jump - buf[j].t > P.release_onset_back_s + 1e-6:
             break
         a, b = buf[j].raw_draw(handedness), buf[i].raw_draw(handedness)
         dt = buf[i].t - buf[j].t
@@ -87,6 +88,11 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
 
 def _unseen(g: TrackFrame, handedness: str) -> bool:
     return bool(np.isnan(g.raw_draw(handedness)[0]))
+
+
+def _no_look(g: TrackFrame, handedness: str) -> bool:
+    """The draw hand not shown at g: unseen, or the picture before repeated."""
+    return g.repeat or _unseen(g, handedness)
 
 
 def _bow_drop_onset(buf: Sequence[TrackFrame], cand_i: int, handedness: str, min_speed: float) -> int:

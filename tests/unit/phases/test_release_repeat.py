@@ -1,0 +1,53 @@
+"""A picture repeated as the string leaves (a phone or a converter keeping its rate doubles a frame, and the
+pose reads the same landmarks again: `Body.repeat`) is no look at the hand: the hand standing still in it is not
+the hand stopping, so the release's first frame is found as without the repeat (`release_onset._release_onset`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coach.phases.frames import TrackFrame
+from coach.phases.params import P
+from coach.phases.release_onset import _release_onset
+from coach.track_transforms import repeated
+from tests.unit.phases.test_phases import ONE, make_track, run
+
+FPS = 30.0
+NAN2 = np.full(2, np.nan)
+# The draw hand's way back from the anchor (U): still, a first small fast step at frame 20, then the flight.
+BACK = [0.0] * 20 + [-0.04, -0.12, -0.4, -0.7, -1.0, -1.3]
+ONSET, JUMP = 20, 22
+
+
+def _buffer(repeat_at: int | None) -> list[TrackFrame]:
+    """The release as the tracker keeps it, with frame `repeat_at` showing the frame before it again."""
+    xs = list(BACK)
+    if repeat_at is not None:
+        xs[repeat_at] = xs[repeat_at - 1]
+    buf = []
+    for i, x in enumerate(xs):
+        draw = np.array([x, 0.0])
+        g = TrackFrame(i, i / FPS, NAN2, draw, NAN2, np.full((5, 2), np.nan), NAN2, draw, repeat=i == repeat_at)
+        buf.append(g)
+    return buf
+
+
+def _onset(buf: list[TrackFrame]) -> int:
+    return buf[_release_onset(buf, JUMP, "right", np.zeros(2), P.release_onset_speed_sw_s)].index
+
+
+def test_the_release_starts_with_its_first_fast_step() -> None:
+    assert _onset(_buffer(None)) == ONSET
+
+
+def test_a_picture_repeated_inside_the_release_does_not_move_it() -> None:
+    # Frame 21 shows frame 20 again: the hand seems to stop there, though the string had left.
+    assert _onset(_buffer(ONSET + 1)) == ONSET
+
+
+@pytest.mark.parametrize("every", [3, 4, 5, 6])
+def test_every_nth_picture_repeated_keeps_the_shot_s_release(every: int) -> None:
+    (plain,) = run(make_track([ONE], 260))
+    (shot,) = run(repeated(make_track([ONE], 260), every))
+    assert abs(shot.release_frame - plain.release_frame) <= 1, (shot.release_frame, plain.release_frame)
