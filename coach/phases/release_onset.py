@@ -195,7 +195,7 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
         if _short_before_gap(buf, i, later, d, thr, shot.handedness):
             break
         later = i
-        if d < thr / 2:
+        if d < thr / 2 and not _raw_away(buf[i], shot, thr):
             near_from = i if near_from is None else near_from
             if buf[near_from].t - buf[i].t + period >= P.release_near_run_s - 1e-6:
                 break
@@ -211,6 +211,15 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
             break
         jump = nxt
     return jump
+
+
+def _raw_away(g: TrackFrame, shot: OpenShot, thr: float) -> bool:
+    """The raw draw wrist at g is away from the anchor (half the confirmation distance `thr`) though the smoothed
+    one is not: the smoothing lags a hand flying back at 10 U/s by a frame or two, so the first frames of a
+    release read near on the smoothed points (the long session's shot 9: 0.16-0.17 U for four frames, the raw
+    point already 0.23 U back). A hand back at the anchor is back on its raw points too."""
+    p = g.raw_draw(shot.handedness)
+    return not np.isnan(p[0]) and _dist(p, shot.cand.ref) >= thr / 2
 
 
 def _short_before_gap(buf: Sequence[TrackFrame], i: int, after: int, d: float, thr: float, side: str) -> bool:

@@ -38,3 +38,23 @@ def test_near_for_the_run_s_time_is_the_hand_back_at_any_rate() -> None:
         assert _jump(buf, SHOT, ds, THR) == 3 + n, fps  # the release is the departure after it
         buf, ds = _window(fps, n - 1)
         assert _jump(buf, SHOT, ds, THR) == 0, fps
+
+
+def _lagging(raw_away: bool) -> tuple[list[TrackFrame], list[tuple[int, float]]]:
+    """A release whose smoothed points lag: they read the hand near the anchor for 4 frames (0.13 s) after the
+    window opened; its raw points are already `AWAY` there, or still `NEAR` (the hand back at the anchor)."""
+    smooth = [NEAR] * 4 + [AWAY] * 6
+    raw = [AWAY if raw_away else NEAR] * 4 + [AWAY] * 6
+    buf = []
+    for i, (s, r) in enumerate(zip(smooth, raw)):
+        buf.append(
+            TrackFrame(i, i / 30.0, NAN2, np.array([-s, 0.0]), NAN2, np.full((5, 2), np.nan), NAN2, np.array([-r, 0.0]))
+        )
+    return buf, [(i, s) for i, s in enumerate(smooth)]
+
+
+def test_smoothed_points_lagging_a_release_are_not_the_hand_back_at_the_anchor() -> None:
+    buf, ds = _lagging(raw_away=True)
+    assert _jump(buf, SHOT, ds, THR) == 0  # the long session's shot 9 read adaptively: 4 frames late, uncertain
+    buf, ds = _lagging(raw_away=False)
+    assert _jump(buf, SHOT, ds, THR) == 4  # near on its raw points too: the hand was back, it left after
