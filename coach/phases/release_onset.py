@@ -195,7 +195,7 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
         if _short_before_gap(buf, i, later, d, thr, shot.handedness):
             break
         later = i
-        if d < thr / 2 and not _raw_away(buf[i], shot, thr):
+        if d < thr / 2 and _seen_near(buf[i], shot, thr):
             near_from = i if near_from is None else near_from
             if buf[near_from].t - buf[i].t + period >= P.release_near_run_s - 1e-6:
                 break
@@ -213,13 +213,16 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
     return jump
 
 
-def _raw_away(g: TrackFrame, shot: OpenShot, thr: float) -> bool:
-    """The raw draw wrist at g is away from the anchor (half the confirmation distance `thr`) though the smoothed
-    one is not: the smoothing lags a hand flying back at 10 U/s by a frame or two, so the first frames of a
-    release read near on the smoothed points (the long session's shot 9: 0.16-0.17 U for four frames, the raw
-    point already 0.23 U back). A hand back at the anchor is back on its raw points too."""
+def _seen_near(g: TrackFrame, shot: OpenShot, thr: float) -> bool:
+    """The raw draw wrist at g is seen near the anchor (within half the confirmation distance `thr`), as the
+    smoothed one is: only then is g a look at the hand back at the anchor. The smoothing lags a hand flying back
+    at 10 U/s by a frame or two, so the first frames of a release read near on the smoothed points while the raw
+    ones are already away; and where the pose lost the hand the smoothed point is the filter's memory of it (the
+    long session read adaptively, shot 9: its first frame 0.25 U back raw, 0.16 smoothed; then two frames the
+    pose misread near the face and one it lost, which made the 0.1 s of "back at the anchor" that put the release
+    4 frames late)."""
     p = g.raw_draw(shot.handedness)
-    return not np.isnan(p[0]) and _dist(p, shot.cand.ref) >= thr / 2
+    return not np.isnan(p[0]) and _dist(p, shot.cand.ref) < thr / 2
 
 
 def _short_before_gap(buf: Sequence[TrackFrame], i: int, after: int, d: float, thr: float, side: str) -> bool:

@@ -19,8 +19,15 @@ AWAY, NEAR = 0.3, 0.05
 def _window(fps: float, near_frames: int) -> tuple[list[TrackFrame], list[tuple[int, float]]]:
     """A confirmation window: the hand away for 3 frames, back near the anchor for `near_frames`, away again."""
     dists = [AWAY] * 3 + [NEAR] * near_frames + [AWAY] * 6
-    buf = [TrackFrame(i, i / fps, NAN2, NAN2, NAN2, np.full((5, 2), np.nan), NAN2, NAN2) for i in range(len(dists))]
+    buf = [_frame(i, i / fps, d, d) for i, d in enumerate(dists)]
     return buf, list(enumerate(dists))
+
+
+def _frame(i: int, t: float, smoothed: float, raw: float) -> TrackFrame:
+    """Frame i with the draw hand `smoothed` and `raw` U straight back from the anchor (raw NaN: not seen)."""
+    return TrackFrame(
+        i, t, NAN2, np.array([-smoothed, 0.0]), NAN2, np.full((5, 2), np.nan), NAN2, np.array([-raw, 0.0])
+    )
 
 
 SHOT = SimpleNamespace(cand=SimpleNamespace(back=None, ref=np.zeros(2)), handedness="right")
@@ -40,21 +47,27 @@ def test_near_for_the_run_s_time_is_the_hand_back_at_any_rate() -> None:
         assert _jump(buf, SHOT, ds, THR) == 0, fps
 
 
-def _lagging(raw_away: bool) -> tuple[list[TrackFrame], list[tuple[int, float]]]:
-    """A release whose smoothed points lag: they read the hand near the anchor for 4 frames (0.13 s) after the
-    window opened; its raw points are already `AWAY` there, or still `NEAR` (the hand back at the anchor)."""
+def _lagging(raw: float) -> tuple[list[TrackFrame], list[tuple[int, float]]]:
+    """A release whose smoothed points read the hand near the anchor for its first 4 frames (0.13 s); its raw
+    points there are `raw` U from it."""
     smooth = [NEAR] * 4 + [AWAY] * 6
-    raw = [AWAY if raw_away else NEAR] * 4 + [AWAY] * 6
-    buf = []
-    for i, (s, r) in enumerate(zip(smooth, raw)):
-        buf.append(
-            TrackFrame(i, i / 30.0, NAN2, np.array([-s, 0.0]), NAN2, np.full((5, 2), np.nan), NAN2, np.array([-r, 0.0]))
-        )
-    return buf, [(i, s) for i, s in enumerate(smooth)]
+    buf = [_frame(i, i / 30.0, s, raw if i < 4 else s) for i, s in enumerate(smooth)]
+    return buf, list(enumerate(smooth))
 
 
 def test_smoothed_points_lagging_a_release_are_not_the_hand_back_at_the_anchor() -> None:
-    buf, ds = _lagging(raw_away=True)
-    assert _jump(buf, SHOT, ds, THR) == 0  # the long session's shot 9 read adaptively: 4 frames late, uncertain
-    buf, ds = _lagging(raw_away=False)
-    assert _jump(buf, SHOT, ds, THR) == 4  # near on its raw points too: the hand was back, it left after
+    buf, ds = _lagging(raw=AWAY)  # the smoothing lags the flying hand
+    assert _jump(buf, SHOT, ds, THR) == 0
+    buf, ds = _lagging(raw=NEAR)  # near on its raw points too: the hand was back, and left after
+    assert _jump(buf, SHOT, ds, THR) == 4
+
+
+def test_frames_the_pose_lost_are_no_look_at_the_hand_back_at_the_anchor() -> None:
+    # The long session's shot 9 read adaptively: the first frame away on its raw point, then two read near the
+    # face and one lost, the smoothed point held near where it was: 0.067 s seen near, not the 0.1 s of a hand back.
+    buf, ds = _lagging(raw=NEAR)
+    buf[0].raw_rw = np.array([-AWAY, 0.0])
+    buf[3].raw_rw = NAN2
+    assert _jump(buf, SHOT, ds, THR) == 0
+    buf[3].raw_rw = np.array([-NEAR, 0.0])  # the third frame seen near too: the hand was back for 0.1 s
+    assert _jump(buf, SHOT, ds, THR) == 4
