@@ -186,7 +186,8 @@ def _jump(buf: Sequence[TrackFrame], shot: OpenShot, ds: list[tuple[int, float]]
     # Near frames inside the away run are the hand back at the anchor only once they last P.release_near_run_s, a
     # time and not a count of frames (two frames are 67 ms at 30 fps, 33 ms at 60). Shorter, they are MediaPipe
     # throwing the hand past the anchor (fault_bow_arm: wrists swapped 8 frames into the release) or a hand
-    # lingering by the chin that a noisier pose reads just inside the near distance (real07, three frames).
+    # lingering by the chin that a noisier pose reads just inside the near distance (real07, three frames). A near
+    # frame counts only where its raw point is seen near too (`_seen_near`): not where the smoothing lags the hand.
     jump = ds[-1][0]
     period = _frame_period(buf, ds[0][0], ds[-1][0])
     near_from: int | None = None  # the latest frame of the near run being walked back over
