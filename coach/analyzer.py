@@ -35,7 +35,7 @@ from .phases import (
     phase_windows,
 )
 from .pose import PoseEstimator
-from .pose_frame import PoseFrame
+from .pose_frame import PoseFrame, at_file_precision
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices, uncertain_marks
 from .session_notes import (
     ALONG_DEPTH_NOTE,
@@ -130,6 +130,7 @@ class Analyzer:
         return self.push_pose(self.estimator.estimate(frame))
 
     def push_pose(self, pf: PoseFrame) -> list[FrameResult]:
+        pf = at_file_precision(pf)  # what a saved or kept track gives back, so analysing it again is this analysis
         for listener in self.pose_listeners:
             listener(pf)
         self.frames_seen += 1
