@@ -72,7 +72,7 @@ def _round(a: np.ndarray, nd: int) -> list:
 
 
 def at_file_precision(pf: PoseFrame) -> PoseFrame:
-    """`pf` at a pose-track file's precision: its points rounded to 1e-5 (in place) and its time to 0.01 ms. The
+    """`pf` put at a pose-track file's precision, in place: its points rounded to 1e-5, its time to 0.01 ms. The
     analysis reads every pose at this precision, so a saved (`--save-pose`) or kept track analysed again gives the
     video's analysis exactly, not one that a borderline reading tips another way (the long session's shot 9,
     adaptive: released at 13204 from the video, 13200 from its kept track, a hold's stray on either side of a
@@ -80,8 +80,8 @@ def at_file_precision(pf: PoseFrame) -> PoseFrame:
     for a in (pf.landmarks, pf.world):
         if a is not None:
             np.round(a, POINT_DECIMALS, out=a)
-    t_ms = round(float(pf.t_ms), T_MS_DECIMALS)
-    return pf if t_ms == pf.t_ms else PoseFrame(pf.index, t_ms, pf.landmarks, pf.world)
+    pf.t_ms = round(float(pf.t_ms), T_MS_DECIMALS)
+    return pf
 
 
 def save_posetrack(track: PoseTrack, path: str | Path) -> None:
