@@ -130,7 +130,7 @@ class Analyzer:
         return self.push_pose(self.estimator.estimate(frame))
 
     def push_pose(self, pf: PoseFrame) -> list[FrameResult]:
-        pf = at_file_precision(pf)  # what a saved or kept track gives back, so analysing it again is this analysis
+        at_file_precision(pf)  # in place: what a saved or kept track gives back, so analysing it again is this analysis
         for listener in self.pose_listeners:
             listener(pf)
         self.frames_seen += 1

@@ -62,7 +62,7 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     t_jump = buf[jump_i].t
     i = jump_i
     while i + 1 < len(buf) and _no_look(buf[i], handedness) and buf[i + 1].t - t_jump <= P.release_onset_back_s + 1e-6:
-        i += 1  # the jump's own frame unseen on the raw points: from the first one seen after it
+        i += 1  # the jump's own frame unseen on the raw points, or a repeat: from the first look after it
     if _unseen(buf[i], handedness):
         return jump_i
     onset = min(i, jump_i)
