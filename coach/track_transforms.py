@@ -3,6 +3,7 @@ to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, 
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
 track: landmarks that jitter more, frames the model missed, frames a phone repeated (`benchmarks/pose_noise.py`).
+Or cut short: a clip that begins at full draw or ends just after the release (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
 from __future__ import annotations
@@ -38,16 +39,27 @@ def mirror(track: PoseTrack) -> PoseTrack:
     return replace(track, frames=frames, source=f"{track.source} (mirrored)")
 
 
-def half_rate(track: PoseTrack) -> PoseTrack:
-    """Every other frame, renumbered, at half the frame rate: frame i of the result is frame 2i of the input."""
-    frames = [PoseFrame(f.index // 2, f.t_ms, f.landmarks, f.world) for f in track.frames if f.index % 2 == 0]
+def half_rate(track: PoseTrack, odd: bool = False) -> PoseTrack:
+    """Every other frame, renumbered, at half the frame rate: frame i of the result is frame 2i of the input
+    (2i + 1 when `odd`: the other half, a 12-15 fps clip whose frames fall the other way round a release)."""
+    phase = int(odd)
+    frames = [PoseFrame(f.index // 2, f.t_ms, f.landmarks, f.world) for f in track.frames if f.index % 2 == phase]
     return replace(track, fps=track.fps / 2, frames=frames, source=f"{track.source} (half rate)")
 
 
-def at_half_rate(frame: float) -> int:
+def at_half_rate(frame: float, odd: bool = False) -> int:
     """Where frame `frame` of the input lands in `half_rate`'s output: the first frame kept at or after it. A
-    release (the first frame the hand moved) on an odd frame is first seen moved on the next even one."""
-    return math.ceil(frame / 2)
+    release (the first frame the hand moved) between two kept frames is first seen moved on the later one."""
+    return math.ceil((frame - int(odd)) / 2)
+
+
+def clip(track: PoseTrack, first: int, last: int) -> PoseTrack:
+    """Frames `first` to `last` only, renumbered and timed from `first`: a video that begins or ends there (a
+    camera started late, at full draw; a phone clip stopped just after the release)."""
+    kept = [f for f in track.frames if first <= f.index <= last]
+    t0 = kept[0].t_ms if kept else 0.0
+    frames = [PoseFrame(f.index - first, f.t_ms - t0, f.landmarks, f.world) for f in kept]
+    return replace(track, frames=frames, source=f"{track.source} (frames {first}-{last})")
 
 
 def crop(track: PoseTrack, x0: float, y0: float, x1: float, y1: float) -> PoseTrack:

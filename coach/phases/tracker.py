@@ -67,6 +67,7 @@ class PhaseTracker:
         # for longer than P.raised_gap_s), and when last seen: an anchor held from then was reached before the
         # picture, and its draw was not seen (P.came_into_view_s).
         self._view_t = math.nan
+        self._view_index = -1
         self._seen_t = math.nan
         self._arms_t = math.nan  # when last a wrist was read
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
@@ -91,7 +92,7 @@ class PhaseTracker:
         back = False  # back in the picture after a stretch with nobody in it, or with no arm read
         if self._seen(f):
             if not f.t - self._seen_t <= P.raised_gap_s:  # the first frame (NaN), or back after a gap
-                self._view_t, back = f.t, not math.isnan(self._seen_t)
+                self._view_t, self._view_index, back = f.t, f.index, not math.isnan(self._seen_t)
             self._seen_t = f.t
         if arms_read(f):
             back = back or f.t - self._arms_t > P.raised_gap_s  # NaN (the first frame) compares False
@@ -168,10 +169,19 @@ class PhaseTracker:
                     # No draw led here: the hand is still at the face from the last shot's follow-through
                     # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer
                     # came into view at full draw: the draw was before the picture.
-                    self._no_draw[side] = self._run[side]
-                    continue
+                    if not self._held_since_view():
+                        self._no_draw[side] = self._run[side]
+                        continue
+                    drawn_when_seen = True
                 self._start_shot(start, side, draw_seen=not drawn_when_seen)
                 return
+
+    def _held_since_view(self) -> bool:
+        """The look-back reaches the archer's coming into view, with no shot since: a draw hand that came to the
+        face from nowhere in that time has been there since the picture began. The draw was before it, though the
+        full draw was recognised only later (real07 cut to begin in the hold: the bow arm, foreshortened, read as
+        out 0.9 s into the clip, past P.came_into_view_s)."""
+        return self._floor_index < self._view_index and bool(self._buf) and self._buf[0].index <= self._view_index
 
     def _lost_at_anchor(self) -> bool:
         """A shot whose full draw the picture lost as the hand came to the face (`anchor.lost_at_anchor`), opened

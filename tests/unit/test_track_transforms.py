@@ -4,7 +4,7 @@ releases through it."""
 from __future__ import annotations
 
 from coach.pose_frame import PoseFrame, PoseTrack
-from coach.track_transforms import at_half_rate, half_rate
+from coach.track_transforms import at_half_rate, clip, half_rate
 
 
 def test_a_frame_lands_on_the_first_frame_half_rate_keeps_at_or_after_it() -> None:
@@ -14,6 +14,24 @@ def test_a_frame_lands_on_the_first_frame_half_rate_keeps_at_or_after_it() -> No
     for r in range(11):
         first = min(k for k, i in origin.items() if i >= r)
         assert at_half_rate(r) == first, (r, first)
+
+
+def test_the_odd_half_lands_a_frame_on_the_first_odd_frame_at_or_after_it() -> None:
+    track = PoseTrack(30.0, 640, 480, [PoseFrame(i, i * 1000 / 30, None, None) for i in range(12)])
+    kept = half_rate(track, odd=True).frames
+    origin = {f.index: round(f.t_ms * 30 / 1000) for f in kept}
+    assert sorted(origin.values()) == [1, 3, 5, 7, 9, 11]
+    for r in range(1, 12):
+        first = min(k for k, i in origin.items() if i >= r)
+        assert at_half_rate(r, odd=True) == first, (r, first)
+
+
+def test_a_clip_cut_from_a_track_starts_at_frame_0_and_time_0() -> None:
+    track = PoseTrack(25.0, 640, 480, [PoseFrame(i, 3.0 + i * 40.0, None, None) for i in range(20)])
+    cut = clip(track, 5, 9)
+    assert [f.index for f in cut.frames] == [0, 1, 2, 3, 4]
+    assert [f.t_ms for f in cut.frames] == [0.0, 40.0, 80.0, 120.0, 160.0]
+    assert [f.index for f in track.frames][:6] == [0, 1, 2, 3, 4, 5]  # the input untouched
 
 
 def _points(track: PoseTrack):
