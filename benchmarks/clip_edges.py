@@ -11,8 +11,10 @@ same way where it has one, as benchmarks/real_footage.py) and counts when it giv
 ±2 frames of the labelled one (at half rate, ±1 of the frame the release is first seen on). A clip whose uncut
 analysis misses its release is not cut: a cut cannot find what the whole clip does not.
 
-Printed per clip: the cuts that did not give the labelled release (`0`: no shot, `n shots`, or the frame found),
-and the summary line `clip edges: N/M cut clips give the labelled release`.
+A cut can hide a phase (the draw, the follow-through), so a rule may become not assessable; it must never give a
+fault the uncut clip does not. Printed per clip: the cuts that did not give the labelled release (`0`: no shot,
+`n shots`, or the frame found) or gave a new fault, and the summary line `clip edges: N/M cut clips give the
+labelled release; faults the uncut clip lacks: K`.
 """
 
 from __future__ import annotations
@@ -97,25 +99,46 @@ def outcome(report, want: int, tol: int) -> str | None:
     return "0" if not found else f"{len(found)} shots" if len(found) > 1 else f"{found[0]} (want {want})"
 
 
+def faults(report) -> set[str]:
+    return {f.rule for s in report.shots for f in s.faults}
+
+
+@dataclass(slots=True)
+class Row:
+    """One labelled clip's line: its cut clips, those that gave the labelled release, and the faults they gave
+    that the uncut clip does not (a cut hides a phase, so a rule may become not assessable, never a fault)."""
+
+    line: str
+    good: int = 0
+    total: int = 0
+    new_faults: int = 0
+
+
 def run(folder: Path, wanted: set[str] = frozenset(), verbose: bool = False):
-    """One line per labelled clip, as it is printed; yields (line, cut clips that gave the release, cut clips)."""
+    """Yields a Row per labelled clip."""
     for lc in labelled_clips(folder):
         if len(lc.shots) != 1:
             continue  # a negative (no shot), or several: a cut keeps one shot whole
         shot = lc.shots[0]
-        if outcome(analyse(lc, None), shot["release_frame"], RELEASE_TOL_FRAMES) is not None:
-            yield f"{lc.name:40} not cut: the uncut clip does not give its release", 0, 0
+        whole = analyse(lc, None)
+        if outcome(whole, shot["release_frame"], RELEASE_TOL_FRAMES) is not None:
+            yield Row(f"{lc.name:40} not cut: the uncut clip does not give its release")
             continue
-        misses, good, total = [], 0, 0
+        row, misses = Row(""), []
         for name, cut in cuts(shot, float(lc.labels["fps"])).items():
             if wanted and name not in wanted:
                 continue
-            got = outcome(analyse(lc, cut), *cut.release(shot["release_frame"]))
-            total += 1
-            good += got is None
-            if got is not None or verbose:
-                misses.append(f"{name}: {got or 'ok'}")
-        yield f"{lc.name:40} {'; '.join(misses) or 'the labelled release in every cut'}", good, total
+            report = analyse(lc, cut)
+            got = outcome(report, *cut.release(shot["release_frame"]))
+            new = sorted(faults(report) - faults(whole))
+            row.total += 1
+            row.good += got is None
+            row.new_faults += len(new)
+            said = ([got] if got else []) + ([f"new faults {new}"] if new else [])
+            if said or verbose:
+                misses.append(f"{name}: {', '.join(said) or 'ok'}")
+        row.line = f"{lc.name:40} {'; '.join(misses) or 'the labelled release in every cut, no new fault'}"
+        yield row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,11 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.folder.is_dir():
         print(f"{args.folder}: no such folder (the real pose tracks live in ../shared/realpose)")
         return 1
-    good = total = 0
-    for line, g, t in run(args.folder, set(filter(None, args.cuts.split(","))), args.verbose):
-        print(line, flush=True)
-        good, total = good + g, total + t
-    print(f"clip edges: {good}/{total} cut clips give the labelled release")
+    good = total = new = 0
+    for row in run(args.folder, set(filter(None, args.cuts.split(","))), args.verbose):
+        print(row.line, flush=True)
+        good, total, new = good + row.good, total + row.total, new + row.new_faults
+    print(f"clip edges: {good}/{total} cut clips give the labelled release; faults the uncut clip lacks: {new}")
     return 0
 
 

@@ -41,6 +41,7 @@ class BodyStream:
         self.mode = mode
         self.sides: SideMap = SIDES[handedness]
         self._scale = np.array([width, height], dtype=float)
+        self._picture = (int(width), int(height))
         self._centered = CenteredSmoother(fps) if mode == "recorded" else None
         self._one_euro = OneEuroFilter() if mode == "live" else None
         self._guard = UpperBodyGuard()
@@ -130,7 +131,7 @@ class BodyStream:
         self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray, repeat: bool = False
     ) -> Body:
         sw = self._sw.update(xy, vis)
-        return Body(index, t_ms, xy, vis, sw, self.sides, raw, repeat)
+        return Body(index, t_ms, xy, vis, sw, self.sides, raw, repeat, self._picture)
 
 
 def _in_picture(on_body: np.ndarray, own: bool = False) -> np.ndarray:

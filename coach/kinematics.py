@@ -16,9 +16,18 @@ from types import MappingProxyType
 import numpy as np
 
 from . import geometry as g
-from .landmarks import LEFT_HIP, LEFT_SHOULDER, RIGHT_HIP, RIGHT_SHOULDER, SideMap
+from .landmarks import LEFT_HIP, LEFT_SHOULDER, NAMES, RIGHT_HIP, RIGHT_SHOULDER, SideMap
 
 VIS_MIN = 0.5
+# An arm joint whose centre is nearer the picture's edge than this is not measured: the arm may be partly out of
+# the picture, and MediaPipe places a joint it cannot see just inside the border with full visibility (real02's
+# draw elbow, out of frame late in the hold, read 5-25 px in and 0.06-0.14 SW from the edge, its elevation 10 deg
+# low). An elbow or a wrist is about a quarter of a shoulder width across: this is more than half of that. The
+# trunk's points are left alone: a picture framed at the hips (real03, real05) still gives the torso's line.
+EDGE_MARGIN_SW = 0.15
+ARM_JOINTS = frozenset(
+    i for i, n in enumerate(NAMES) if n.split("_", 1)[-1] in ("elbow", "wrist", "pinky", "index", "thumb")
+)
 
 
 @dataclass(slots=True)
@@ -35,6 +44,7 @@ class Body:
     # The pose of the very picture before, to the bit (a duplicated frame, `pose.RepeatsSeen`): no new look at the
     # archer; a glimpse and its copy are one glimpse (`phases.frames.view_after`).
     repeat: bool = False
+    picture: tuple[int, int] | None = None  # (width, height) in pixels, where known: points at its edge are not read
 
     @property
     def t_s(self) -> float:
@@ -47,11 +57,21 @@ class Body:
         return float(self.vis[self.sides[name]])
 
     def visible(self, names: tuple[str, ...], min_vis: float = VIS_MIN) -> bool:
+        """Every named point seen (its visibility at least `min_vis`), an arm joint off the picture's edge."""
         for n in names:
             i = self.sides[n]
-            if self.vis[i] < min_vis or math.isnan(self.xy[i, 0]):
+            if self.vis[i] < min_vis or math.isnan(self.xy[i, 0]) or self._at_edge(i):
                 return False
         return True
+
+    def _at_edge(self, i: int) -> bool:
+        """Point i an arm joint within EDGE_MARGIN_SW of the picture's edge (False where the picture's size is not
+        known)."""
+        if self.picture is None or i not in ARM_JOINTS or not self.sw > 0:
+            return False
+        m = EDGE_MARGIN_SW * self.sw
+        x, y = self.xy[i]
+        return bool(x < m or y < m or x > self.picture[0] - m or y > self.picture[1] - m)
 
     def mid(self, a: str, b: str) -> np.ndarray:
         return g.midpoint(self.p(a), self.p(b))

@@ -67,3 +67,26 @@ def test_a_frame_with_the_very_reading_of_the_one_before_is_a_repeat(mode: str) 
     frames[32].landmarks = frames[30].landmarks.copy()
     repeats = {b.index for b in bodies_from_track(track, "right", mode) if b.repeat}
     assert repeats == {11, 12}
+
+
+def test_an_arm_joint_at_the_picture_s_edge_is_not_read_the_trunk_s_is() -> None:
+    """MediaPipe puts a joint the picture cut off just inside its border, with full visibility (real02's draw
+    elbow late in the hold): an elbow or a wrist within EDGE_MARGIN_SW of the edge is not measured. A hip there
+    is (a picture framed at the hips still gives the torso's line), and so is an elbow well inside."""
+    from coach.kinematics import EDGE_MARGIN_SW
+
+    plan = ShotPlan(raise_start=30, draw_start=55, anchor=85, release=160)
+    body = next(b for b in bodies_from_track(make_track([plan], 200), "right") if b.index == 120)
+    assert body.visible(("draw_elbow", "draw_wrist", "bow_hip"))
+    width, height = body.picture
+    at_edge = body.xy.copy()
+    elbow, hip = INDEX["right_elbow"], INDEX["right_hip"]
+    at_edge[elbow] = (0.5 * EDGE_MARGIN_SW * body.sw, height / 2)
+    at_edge[hip] = (width / 2, height - 0.5 * EDGE_MARGIN_SW * body.sw)
+    near = replace(body, xy=at_edge)
+    assert not near.visible(("draw_elbow",))
+    assert near.visible(("draw_wrist", "bow_hip", "draw_hip"))
+    inside = at_edge.copy()
+    inside[elbow] = (2 * EDGE_MARGIN_SW * body.sw, height / 2)
+    assert replace(body, xy=inside).visible(("draw_elbow",))
+    assert replace(body, picture=None, xy=at_edge).visible(("draw_elbow",))  # no picture size known: no edge
