@@ -1,5 +1,6 @@
 """The same shots seen through a noisier pose: every real track (../shared/realpose) and committed golden track
-with its landmarks jittered, frames lost at random, and frames repeated (coach/track_transforms.py), analysed as
+with its landmarks jittered, frames lost at random, frames repeated, and frames taken unevenly (a phone's variable
+frame rate: each frame up to a quarter of the frame interval early or late; coach/track_transforms.py), analysed as
 `coach analyze --pose-track` does. Printed per track: the transforms whose result is not the original's (same
 shots, releases ±1 frame, no fault the original lacks; benchmarks/metamorphic.py `compare`), and a summary line.
 
@@ -22,13 +23,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from camera_motion import run  # noqa: E402
 
-from coach.track_transforms import dropouts, jitter, repeated  # noqa: E402
+from coach.track_transforms import dropouts, jitter, repeated, uneven_times  # noqa: E402
 
 TRANSFORMS = {
     **{f"jitter.01/{s}": (lambda t, s=s: jitter(t, 0.01, s)) for s in (1, 2)},
     **{f"jitter.02/{s}": (lambda t, s=s: jitter(t, 0.02, s)) for s in (1, 2)},
     **{f"drop5%/{s}": (lambda t, s=s: dropouts(t, 0.05, s)) for s in (1, 2)},
     "repeat/5": lambda t: repeated(t, 5),
+    "uneven/1": lambda t: uneven_times(t, 0.25, 1),
 }
 
 

@@ -2,7 +2,8 @@
 to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, `benchmarks/metamorphic.py` and
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
-track: landmarks that jitter more, frames the model missed, frames a phone repeated (`benchmarks/pose_noise.py`).
+track: landmarks that jitter more, frames the model missed, frames a phone repeated or timed unevenly
+(`benchmarks/pose_noise.py`).
 Or cut short: a clip that begins at full draw or ends just after the release (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
@@ -170,6 +171,26 @@ def dropouts(track: PoseTrack, share: float, seed: int) -> PoseTrack:
     rng = np.random.default_rng(seed)
     frames = [PoseFrame(f.index, f.t_ms, None, None) if rng.random() < share else f for f in track.frames]
     return replace(track, frames=frames, source=f"{track.source} (dropouts {share:g})")
+
+
+def uneven_times(track: PoseTrack, share: float, seed: int) -> PoseTrack:
+    """A camera whose frames are not evenly spaced (a phone's variable frame rate), each stamped with its true
+    time: every frame taken up to `share` of the frame interval early or late (uniform, at random), its points where
+    the archer was then (interpolated between the two frames around that time, where both found the archer)."""
+    rng = np.random.default_rng(seed)
+    step = 1000.0 / track.fps
+    by_t = sorted(track.frames, key=lambda f: f.t_ms)
+    frames = []
+    for k, f in enumerate(by_t):
+        t = f.t_ms + float(rng.uniform(-share, share)) * step
+        j = k + 1 if t >= f.t_ms else k - 1
+        other = by_t[j] if 0 <= j < len(by_t) else None
+        lm = f.landmarks
+        if lm is not None and other is not None and other.landmarks is not None and other.t_ms != f.t_ms:
+            w = (t - f.t_ms) / (other.t_ms - f.t_ms)
+            lm = lm + w * (other.landmarks - lm)
+        frames.append(PoseFrame(f.index, t, lm, f.world))
+    return replace(track, frames=frames, source=f"{track.source} (frame times uneven by {share:g})")
 
 
 def repeated(track: PoseTrack, every: int) -> PoseTrack:

@@ -320,7 +320,10 @@ class ReleaseWatch:
 
     def _candidate_moving_away(self, shot: OpenShot) -> bool:
         """At the end of the video the confirmation window is cut short: accept a jump whose hand was
-        still leaving the anchor at the last frame."""
+        still leaving the anchor at the last frame, and already away from it: by P.release_end_min_sw, and by as
+        far as a frame counts as away in a whole window (half the confirmation distance: in a hold the pose reads
+        wildly, someone walking in front, the hand strays further than that without leaving; real09 timed
+        unevenly, 0.31 U against a hold that strayed 2.3)."""
         cd = self._cand_dists(shot)
         ds = [d for _, d in cd]
         at = find(self._buf, shot.cand.index)
@@ -331,5 +334,8 @@ class ReleaseWatch:
             if not np.isnan(p[0]):
                 ds.insert(0, _dist(p, shot.cand.ref))
         return (
-            len(ds) >= 2 and ds[-1] >= max(ds) and ds[-1] >= P.release_end_min_sw and self._went_back(shot, [cd[-1][0]])
+            len(ds) >= 2
+            and ds[-1] >= max(ds)
+            and ds[-1] >= max(P.release_end_min_sw, shot.cand.confirm_sw / 2)
+            and self._went_back(shot, [cd[-1][0]])
         )

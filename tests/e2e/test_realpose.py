@@ -192,3 +192,18 @@ def test_a_repeated_picture_does_not_move_the_release() -> None:
         track = repeated(load_posetrack(REALPOSE / f"{clip}.pose.json"), 5)
         (shot,) = track_shots(bodies_from_track(track, "right", "recorded"), "right")
         assert abs(shot.release_frame - label) <= 1, (clip, shot.release_frame)
+
+
+def test_a_hold_the_pose_read_wildly_is_not_released_at_the_video_s_end() -> None:
+    """real09, a full draw never shot with a coach walking in front, its frames taken unevenly (`uneven_times`:
+    a phone's variable frame rate): the let-down came a frame later, the hold went on through the frames the pose
+    read wildly (the draw hand straying 2.3 U) to the end of the video, and a hand 0.31 U off the anchor there,
+    still moving away, was taken for a release cut off by the end. Away from the anchor is now as far as a frame
+    of the window must be to count as away (half the confirmation distance, which the hold's stray sets)."""
+    if not REALPOSE.is_dir():
+        pytest.skip(f"{REALPOSE} not found")
+    from coach.track_transforms import uneven_times
+
+    track = load_posetrack(REALPOSE / "real09_recurve_obliquebehind_60fps_norelease.pose.json")
+    for t in (track, uneven_times(track, 0.25, 1)):
+        assert track_shots(bodies_from_track(t, "right", "recorded"), "right") == []

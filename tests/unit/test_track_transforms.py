@@ -90,3 +90,24 @@ def test_a_noisier_pose_is_seeded_and_leaves_the_track_as_it_was() -> None:
     assert all(np.array_equal(again[i].landmarks, track.frames[i - 1].landmarks) for i in range(5, 200, 5))
     assert np.array_equal(again[6].landmarks, track.frames[6].landmarks)
     assert np.array_equal(_points(track), before)  # the input untouched
+
+
+def test_frames_taken_unevenly_keep_their_order_and_show_the_archer_where_they_were_then() -> None:
+    """`uneven_times`: each frame moved up to a share of the interval, its points interpolated to that time."""
+    import numpy as np
+
+    from coach.track_transforms import uneven_times
+
+    def at(i: int) -> np.ndarray:
+        lm = np.zeros((33, 4))
+        lm[:, 0] = 0.01 * i  # every point moving right at 0.01 of the picture a frame
+        lm[:, 3] = 1.0
+        return lm
+
+    track = PoseTrack(30.0, 640, 480, [PoseFrame(i, i * 1000 / 30, at(i), None) for i in range(40)])
+    moved = uneven_times(track, 0.25, 3).frames
+    times = [f.t_ms for f in moved]
+    assert times == sorted(times) and any(abs(t - i * 1000 / 30) > 1.0 for i, t in enumerate(times))
+    assert all(abs(t - i * 1000 / 30) <= 0.25 * 1000 / 30 + 1e-9 for i, t in enumerate(times))
+    for f in moved[1:-1]:  # where the archer was at the frame's own time
+        assert abs(f.landmarks[0, 0] - 0.01 * f.t_ms * 30 / 1000) < 1e-9
