@@ -4,8 +4,8 @@ begins at full draw, one that ends a few frames after the release, and at half t
     python benchmarks/clip_edges.py
     python benchmarks/clip_edges.py --cuts start+0.2s,end+2,half_odd -v
 
-A camera started late finds the archer already drawn; a phone clip stops 2-10 frames after the arrow left; a GIF
-or a cheap camera runs at 12-15 fps. None of these needs new labels: the labelled release is still where it was.
+A camera started late finds the archer already drawn; a phone clip stops 2-10 frames after the arrow left (or
+holds the shot alone, both); a GIF or a cheap camera runs at 12-15 fps. None of these needs new labels: the labelled release is still where it was.
 Each cut clip is analysed as `coach analyze --pose-track` does (the labels' handedness, the clip's sound cut the
 same way where it has one, as benchmarks/real_footage.py) and counts when it gives one shot with a release within
 ±2 frames of the labelled one (at half rate, ±1 of the frame the release is first seen on). A clip whose uncut
@@ -33,6 +33,7 @@ from coach.track_transforms import at_half_rate, clip, half_rate  # noqa: E402
 REALPOSE = ROOT.parent / "shared" / "realpose"
 START_AFTER_ANCHOR_S = (0.0, 0.2, 0.4, 0.7, 1.0)  # the clip begins this long after the labelled anchor
 END_AFTER_RELEASE = (2, 3, 5, 10)  # the clip ends this many frames after the labelled release
+SHORT_CLIP = (0.4, 3)  # both: begins this long (s) after the anchor, ends this many frames after the release
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,8 @@ def cuts(shot: dict, fps: float) -> dict[str, Cut]:
     anchor, release = shot["anchor_frame"], shot["release_frame"]
     out = {f"start+{s:g}s": Cut(first=anchor + round(s * fps)) for s in START_AFTER_ANCHOR_S}
     out |= {f"end+{n}": Cut(last=release + n) for n in END_AFTER_RELEASE}
+    # A phone clip of the shot alone: begun in the hold, stopped just after the arrow left.
+    out["hold_only"] = Cut(first=anchor + round(SHORT_CLIP[0] * fps), last=release + SHORT_CLIP[1])
     out |= {f"half_{h}": Cut(half=h) for h in ("even", "odd")}
     return out
 
