@@ -3,26 +3,20 @@ ends a few frames after the release, or runs at half the frame rate still gives 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
 from coach.pipeline import analyze_track
 from coach.pose_frame import load_posetrack
 from coach.track_transforms import clip
-from tests.support.paths import REALPOSE, ROOT
+from tests.support.benchmarks import load_benchmark
+from tests.support.paths import REALPOSE
 
 REAL07 = "real07_recurve_faceon_close_longhold"
 REAL07_ANCHOR, REAL07_RELEASE = 88, 264  # its labels
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("clip_edges", ROOT / "benchmarks" / "clip_edges.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while the module runs
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("clip_edges")
 
 
 def test_a_clip_that_begins_in_the_hold_keeps_its_shot() -> None:

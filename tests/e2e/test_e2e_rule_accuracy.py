@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
 from coach.results import SHOT_MARKS
-from tests.support.paths import ROOT, SAMPLES
+from tests.support.benchmarks import load_benchmark
+from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.e2e
 
@@ -16,11 +14,7 @@ CLIP = "fault_release"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("rule_accuracy", ROOT / "benchmarks" / "rule_accuracy.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while the module runs
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("rule_accuracy")
 
 
 def test_rule_accuracy_on_one_clip(tmp_path):
