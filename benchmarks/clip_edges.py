@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from coach.evaluate import RELEASE_TOL_FRAMES, LabelledClip, labelled_clips  # noqa: E402
+from coach.evaluate import RELEASE_TOL_FRAMES, LabelledClip, analyse_clip, labelled_clips  # noqa: E402
 from coach.track_transforms import at_half_rate, clip, half_rate  # noqa: E402
 
 REALPOSE = ROOT.parent / "shared" / "realpose"
@@ -43,6 +43,10 @@ class Cut:
     first: int = 0
     last: int | None = None
     half: str | None = None  # "even" or "odd"
+
+    def apply(self, track, env):
+        """The track and its sound envelope (None: no sound) cut (`coach.evaluate.analyse_clip`'s transform)."""
+        return self.track(track), self.envelope(env, track.fps)
 
     def track(self, track):
         if self.half is not None:
@@ -79,19 +83,8 @@ def cuts(shot: dict, fps: float) -> dict[str, Cut]:
 
 
 def analyse(lc: LabelledClip, cut: Cut | None):
-    """The cut clip's report, with its sound where it has one."""
-    from coach.audio import cues_from_envelope, load_envelope
-    from coach.pipeline import analyze_track
-    from coach.pose_frame import load_posetrack
-    from posture_rules.pack import Profile
-
-    track = load_posetrack(lc.track)
-    env = load_envelope(lc.envelope) if lc.envelope is not None else None
-    if cut is not None:
-        env = cut.envelope(env, track.fps)
-        track = cut.track(track)
-    refiner = cues_from_envelope(env).refiner(track.fps) if env is not None else None
-    return analyze_track(track, profile=Profile(handedness=lc.labels.get("handedness")), release_refiner=refiner)
+    """The cut clip's report, with its sound cut the same way where it has one."""
+    return analyse_clip(lc, transform=None if cut is None else cut.apply)
 
 
 def outcome(report, want: int, tol: int) -> str | None:

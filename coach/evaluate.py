@@ -104,8 +104,10 @@ def labelled_clips(folder: str | Path) -> list[LabelledClip]:
     return out
 
 
-def analyse_clip(clip: LabelledClip, *, sound: bool = True) -> SessionReport:
-    """The whole analysis of one labelled track, as `coach analyze --pose-track` runs it (with its sound)."""
+def analyse_clip(clip: LabelledClip, *, sound: bool = True, transform=None) -> SessionReport:
+    """The whole analysis of one labelled track, as `coach analyze --pose-track` runs it (with its sound).
+    `transform(track, envelope) -> (track, envelope)` changes both first (benchmarks/clip_edges.py cuts them; the
+    envelope is None where the clip has no sound)."""
     from posture_rules.pack import Profile
 
     from .audio import cues_from_envelope, load_envelope
@@ -113,9 +115,10 @@ def analyse_clip(clip: LabelledClip, *, sound: bool = True) -> SessionReport:
     from .pose_frame import load_posetrack
 
     track = load_posetrack(clip.track)
-    refiner = None
-    if sound and clip.envelope is not None:
-        refiner = cues_from_envelope(load_envelope(clip.envelope)).refiner(track.fps)
+    env = load_envelope(clip.envelope) if sound and clip.envelope is not None else None
+    if transform is not None:
+        track, env = transform(track, env)
+    refiner = cues_from_envelope(env).refiner(track.fps) if env is not None else None
     return analyze_track(track, profile=Profile(handedness=clip.labels.get("handedness")), release_refiner=refiner)
 
 

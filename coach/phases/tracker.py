@@ -181,7 +181,7 @@ class PhaseTracker:
         face from nowhere in that time has been there since the picture began. The draw was before it, though the
         full draw was recognised only later (real07 cut to begin in the hold: the bow arm, foreshortened, read as
         out 0.9 s into the clip, past P.came_into_view_s)."""
-        return self._floor_index < self._view_index and bool(self._buf) and self._buf[0].index <= self._view_index
+        return self._floor_index < self._view_index and self._buf[0].index <= self._view_index
 
     def _lost_at_anchor(self) -> bool:
         """A shot whose full draw the picture lost as the hand came to the face (`anchor.lost_at_anchor`), opened
