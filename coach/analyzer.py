@@ -39,6 +39,7 @@ from .pose_frame import PoseFrame, at_file_precision
 from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResult, key_frame_indices, uncertain_marks
 from .session_notes import (
     ALONG_DEPTH_NOTE,
+    ARROW_UNSEEN_NOTE,
     CAMERA_ROLL_NOTE,
     FIRST_SEEN_NOTE,
     HAND_MISREAD_NOTE,
@@ -255,6 +256,8 @@ class Analyzer:
             self._shot_notes.append(HAND_MISREAD_NOTE.format(n=len(self.shots) + 1))
         if view.along_depth:
             self._shot_notes.append(ALONG_DEPTH_NOTE.format(n=len(self.shots) + 1, pct=round(100 * view.arrow_square)))
+        elif view.arrow_unseen:
+            self._shot_notes.append(ARROW_UNSEEN_NOTE.format(n=len(self.shots) + 1))
         findings, measures = self.engine.judge_shot(sp, view.view, view.off_view)
         self._rolls.append(setup_camera_roll(self.engine.buffer, phase_windows(sp, self._time_of.get)))
         shot = ShotResult.from_phases(

@@ -19,6 +19,12 @@ ALONG_DEPTH_NOTE = (
     "measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film square to "
     "the arrow to have them judged"
 )
+# A shot seen face-on whose bow arm was too little seen at full draw to tell where its arrow pointed.
+ARROW_UNSEEN_NOTE = (
+    "shot {n}: the bow arm was hardly seen at full draw, so whether the arrow lay square to the camera cannot be "
+    "told: the rules measured in the picture's plane were not judged; keep the bow hand in the picture to have "
+    "them judged"
+)
 # A hold the pose saw no full draw in, whose release the string's sound told (coach/phases/heard.py).
 HEARD_NOTE = (
     "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): the draw hand was not seen, but the string was heard at {t:.2f} s: "

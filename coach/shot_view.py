@@ -17,8 +17,9 @@ of two estimates that can only fall short: the longest its upper arm and forearm
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,10 @@ _TORSO = ("bow_shoulder", "draw_shoulder", "bow_hip", "draw_hip")
 # without a pause at the set (coach/phases/params.py draw_guess_conf).
 ALONG_DEPTH_MARK_CONF = 0.3
 ALONG_DEPTH_REASON = "the arrow pointed into the depth"  # a face-on rule's reason (coach/wording/machine.py)
+# A face-on rule's reason where the bow arm was too little seen at full draw to tell how square the arrow lay
+# (a close-up that cuts the bow hand off in part of the hold, a hand hidden by someone passing): the arrow may
+# point into the depth as much as real01's, and an angle read in the picture would be distorted as much.
+ARROW_UNSEEN_REASON = "the arrow's direction was not seen"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,7 @@ class ShotView:
 
     view: str
     arrow_square: float = math.nan
+    face_on_shoulders: bool = False  # the shoulders said face-on, so the arrow's squareness was measured
 
     @property
     def along_depth(self) -> bool:
@@ -65,10 +71,17 @@ class ShotView:
         return self.arrow_square < ARROW_SQUARE_MIN
 
     @property
+    def arrow_unseen(self) -> bool:
+        """Seen face-on by its shoulders, but with too little of the bow arm at full draw to tell the arrow's way."""
+        return self.face_on_shoulders and math.isnan(self.arrow_square)
+
+    @property
     def off_view(self) -> str | None:
-        """Why the face-on rules were not judged, where the shoulders say face-on and the arrow does not: the
-        view's name alone ("oblique") would contradict the session's face-on view."""
-        return ALONG_DEPTH_REASON if self.along_depth else None
+        """Why the face-on rules were not judged, where the shoulders say face-on and the arrow does not (or may
+        not): the view's name alone ("oblique") would contradict the session's face-on view."""
+        if self.along_depth:
+            return ALONG_DEPTH_REASON
+        return ARROW_UNSEEN_REASON if self.arrow_unseen else None
 
     def marks_confidence(self, conf: dict[str, float]) -> dict[str, float]:
         """The shot's mark confidences, with the draw start and the anchor no surer than this view allows."""
@@ -86,7 +99,9 @@ def shot_view(bodies: Sequence[Body], shot, fallback: str) -> ShotView:
     if view != "face-on":
         return ShotView(view)
     square = arrow_squareness(bodies, *_full_draw(shot))
-    return ShotView("other" if square < ARROW_SQUARE_MIN else view, square)
+    # Not known is not square: a shot whose arrow could not be seen is not judged in the picture's plane.
+    square_enough = square >= ARROW_SQUARE_MIN
+    return ShotView(view if square_enough else "other", square, face_on_shoulders=True)
 
 
 def _full_draw(shot) -> tuple[int, int]:
@@ -99,15 +114,36 @@ def _full_draw(shot) -> tuple[int, int]:
 
 def arrow_squareness(bodies: Sequence[Body], lo: int, hi: int) -> float:
     """cos of the arrow's yaw out of the picture's plane over frames [lo, hi): the median length of the bow arm
-    in the picture over its own length. NaN (not known, so not held against the shot) when too little is seen."""
+    in the picture over its own length. NaN when too little is seen: not known, which `shot_view` does not take
+    for square."""
     own_px = _own_arm_px(bodies)
+    torso = _torso_by_frame(bodies)
     seen = []
     for b in bodies:
         if lo <= b.index < hi and b.visible(_ARM):
-            own = max(own_px, ARM_PER_TORSO * _torso_px(b))
+            own = max(own_px, ARM_PER_TORSO * torso(b.index))
             if own > 0:
                 seen.append(g.distance(b.p("bow_shoulder"), b.p("bow_wrist")) / own)
     return float(np.median(seen)) if len(seen) >= MIN_FRAMES else math.nan
+
+
+def _torso_by_frame(bodies: Sequence[Body]) -> Callable[[int], float]:
+    """The torso's length at a frame: as seen there, or else as seen in the nearest frame of the shot that
+    shows it (0 if none does). A picture framed at the hips shows them in some frames only (real01 cropped to
+    its upper body: in a third, none at full draw): the arm at full draw was then measured against its own
+    foreshortened length alone and the arrow, 59 % into the depth, read as square (79 %), so every face-on rule
+    was judged on it. The torso does not shorten with the arrow's yaw, nor within a shot with the distance."""
+    frames = [(b.index, t) for b in bodies if (t := _torso_px(b)) > 0]
+    at = [i for i, _ in frames]
+
+    def torso(index: int) -> float:
+        if not frames:
+            return 0.0
+        k = bisect.bisect_left(at, index)
+        near = min((j for j in (k - 1, k) if 0 <= j < len(frames)), key=lambda j: abs(at[j] - index))
+        return frames[near][1]
+
+    return torso
 
 
 def _own_arm_px(bodies: Sequence[Body]) -> float:

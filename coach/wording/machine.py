@@ -22,6 +22,7 @@ _REASONS = {
     "landmarks hidden, out of frame, or foreshortened": "why_hidden",
     "not measurable in this shot": "why_unmeasurable",
     "the arrow pointed into the depth": "why_along_depth",  # coach/shot_view.py ALONG_DEPTH_REASON
+    "the arrow's direction was not seen": "why_arrow_unseen",  # coach/shot_view.py ARROW_UNSEEN_REASON
     "too few shots measured to compare": "why_too_few_shots",  # a session rule (coach/engine.py TOO_FEW_SHOTS)
 }
 _VIEW = re.compile(r"^not judged from a (?P<view>[\w-]+) view$")
@@ -45,6 +46,7 @@ _SAMPLED = re.compile(
     r"^adaptive analysis: the pose model ran on (?P<runs>\d+) of (?P<frames>\d+) frames; (?P<sparse>\d+) frames in "
     r"(?P<n>\d+) stretches with nobody drawing were sampled at (?P<fps>[\d.]+) fps"
 )  # coach/sampling.py SamplingLog.note
+_ARROW_UNSEEN = re.compile(r"^shot (?P<n>\d+): the bow arm was hardly seen at full draw")  # ARROW_UNSEEN_NOTE
 _ALONG_DEPTH = re.compile(r"^shot (?P<n>\d+): the arrow pointed into the depth \(the bow arm seen at (?P<pct>\d+) %")
 _FIRST_SEEN = re.compile(
     r"^shot (?P<n>\d+): the archer was already at full draw when first seen \(frame (?P<a>\d+)\)"
@@ -204,6 +206,7 @@ def note_text(note: str, lang: str) -> str:
         (_VIDEO_ENDED, "note_video_ended"),
         (_VIEW_LOST, "note_view_lost"),
         (_ALONG_DEPTH, "note_along_depth"),
+        (_ARROW_UNSEEN, "note_arrow_unseen"),
         (_FIRST_SEEN, "note_first_seen_drawn"),
         (_MISREAD, "note_shoulders_misread"),
         (_HAND_MISREAD, "note_hand_misread"),

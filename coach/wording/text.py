@@ -18,6 +18,10 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "why_hidden": ("關節被遮住、出鏡或透視縮短", "landmarks hidden, out of frame, or foreshortened"),
     "why_unmeasurable": ("這箭量不到", "not measurable in this shot"),
     "why_along_depth": ("箭指向鏡頭深處，角度失真", "the arrow pointed into the depth: angles distorted"),
+    "why_arrow_unseen": (
+        "滿弓時弓臂幾乎看不到，看不出箭的方向",
+        "the bow arm was hardly seen at full draw: the arrow's way unknown",
+    ),
     "why_too_few_shots": ("量到的箭太少，無法比較", "too few shots measured to compare"),
     "view_face-on": ("正面", "face-on"),
     "view_down-line": ("沿箭道", "down-the-line"),
@@ -164,6 +168,12 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "Shot {n}: the arrow pointed into the depth (the bow arm seen at {pct} % of its length at full draw): the "
         "rules measured in the picture's plane were not judged, and its draw start and anchor are uncertain; film "
         "square to the arrow to have them judged.",
+    ),
+    "note_arrow_unseen": (
+        "第 {n} 箭：滿弓時弓臂幾乎看不到，看不出箭是否與鏡頭垂直：畫面平面上量的規則不判斷；請讓弓手留在畫面中。",
+        "Shot {n}: the bow arm was hardly seen at full draw, so whether the arrow lay square to the camera cannot be "
+        "told: the rules measured in the picture's plane were not judged; keep the bow hand in the picture to have "
+        "them judged.",
     ),
     "note_first_seen_drawn": (
         "第 {n} 箭：第一次看到射手時已經滿弓（第 {a} 幀）：舉弓與開弓沒有拍到，開弓的規則與持滿時間不判斷。",
