@@ -66,6 +66,18 @@ def _set(buf: Sequence[TrackFrame], lo: int, hi: int, handedness: str) -> tuple[
     return motion[k][0], m_min
 
 
+def _downhill(buf: Sequence[TrackFrame], hi: int, anchor_i: int, mid_i: int, handedness: str) -> int:
+    """`hi` moved on while the arms keep slowing, but not past the middle of what is left of the draw: the share
+    of the draw the set is looked for in ends where the span has grown so much, and the pause's slowest frame
+    may lie a frame or two on (the long session's shot 10: the share ended at 1.6 U/s, two frames before the
+    0.5 U/s pause, which a run of the same frames read a little differently found). Past the middle the arms
+    slow into the anchor, which is no set."""
+    stop = _span_share(buf, anchor_i, mid_i, 0.5)
+    while hi + 1 < stop and _motion(buf, hi + 1, handedness) <= _motion(buf, hi, handedness):
+        hi += 1
+    return hi
+
+
 def _paused_for(buf: Sequence[TrackFrame], i: int, handedness: str) -> float:
     """How long (s) the arms moved slower than P.set_pause_max_sw_s without a break around buf[i] (0 if not
     at buf[i] itself)."""
@@ -109,7 +121,8 @@ def _back_raise_draw(
         # No pause up to the middle found: that middle may be the raise's end, the halfway span passed as the
         # bow arm came up (the span at the set can be half the hold's). The set, if there was one, lies at
         # the start of what is left of the draw (P.late_set_share).
-        later_i, later_min = _set(buf, mid_i, _span_share(buf, anchor_i, mid_i, P.late_set_share), handedness)
+        later_hi = _downhill(buf, _span_share(buf, anchor_i, mid_i, P.late_set_share), anchor_i, mid_i, handedness)
+        later_i, later_min = _set(buf, mid_i, later_hi, handedness)
         # A pause lasts: one slow frame between the raise's end and the draw is the arms passing through it.
         if _paused_for(buf, later_i, handedness) >= P.raise_rest_s - 1e-6:
             draw_i, m_min = later_i, later_min

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from coach.phases.frames import TrackFrame
 from coach.phases.lookback import _back_raise_draw
@@ -35,14 +36,15 @@ def _frame(i: int, bow: tuple[float, float], draw: tuple[float, float]) -> Track
     return TrackFrame(i, i / FPS, lw, rw, nan2, np.full((5, 2), np.nan), lw.copy(), rw.copy())
 
 
-def _shot(draw_length: float) -> list[TrackFrame]:
+def _shot(draw_length: float, set_frames: int = SET) -> list[TrackFrame]:
     """A right-handed archer seen face-on (U, y down, from the shoulder midpoint): both hands at the belt for the
-    nock (span 0.3); a raise that lifts the bow arm out to the side; a still set (span 1.78); an eased draw that
-    takes the draw hand `draw_length` further; the hold."""
+    nock (span 0.3); a raise that lifts the bow arm out to the side; a still set (span 1.78) of `set_frames`; an
+    eased draw that takes the draw hand `draw_length` further; the hold."""
     frames = []
-    for i in range(NOCK + RAISE + SET + DRAW + HOLD):
+    draw_at = SET_AT + set_frames
+    for i in range(NOCK + RAISE + set_frames + DRAW + HOLD):
         r = _ease((i - NOCK) / RAISE)
-        d = _ease((i - DRAW_AT) / DRAW)
+        d = _ease((i - draw_at) / DRAW)
         bow = (-0.15 - 1.45 * r, 1.6 - 1.9 * r)
         draw = (0.15 + draw_length * d, 1.6 - 1.6 * r)
         frames.append(_frame(i, bow, draw))
@@ -58,6 +60,19 @@ def test_a_set_after_the_halfway_span_is_found() -> None:
     assert set_motion < 1.0, set_motion
     # ... and the raise is the one before it.
     assert abs(buf[raise_i].index - NOCK) <= 3, raise_i
+
+
+@pytest.mark.parametrize("set_frames", [0, 2, 5])
+def test_a_short_draw_from_a_wide_set_finds_its_set(set_frames: int) -> None:
+    """A short draw (0.8 U) from a wide set, with a brief set or none: the set is looked for in the first share of
+    what is left of the draw, and that share ends a frame or two before the arms are slowest. The search goes on
+    while they slow: the set is found, not guessed 10 frames into the raise (the long session's shots 9 and 10,
+    where the share ended at 1.6 U/s in one run and at the 0.5 U/s pause in another of the same frames)."""
+    draw_at = SET_AT + set_frames
+    buf = _shot(draw_length=0.8, set_frames=set_frames)
+    _, draw_i, _, set_motion = _back_raise_draw(buf, draw_at + DRAW, 0, "right")
+    assert set_motion < 1.0, (draw_i, set_motion)
+    assert draw_at - 3 <= buf[draw_i].index <= draw_at + 2, (draw_i, set_motion)
 
 
 HITCH = 6  # frames the hand all but stops for in `_hitched_draw`
