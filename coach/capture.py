@@ -28,9 +28,10 @@ from .quiet import native_stderr_silenced
 from .safe_io import name_problem, printable, require_regular_file
 
 # The video files a folder is searched for (`coach batch`) and the dashboard takes as an upload: what FFmpeg
-# reads and cameras write (.mts/.m2ts: camcorders; .3gp: old phones; .mpg: DVD and capture cards).
+# reads and cameras write (.mts/.m2ts: camcorders; .3gp: old phones; .mpg: DVD and capture cards; .gif: a shot
+# shared as an animation, 10-15 fps).
 VIDEO_EXTENSIONS = frozenset(
-    {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mts", ".m2ts", ".3gp", ".mpg", ".mpeg", ".wmv", ".flv"}
+    {".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mts", ".m2ts", ".3gp", ".mpg", ".mpeg", ".wmv", ".flv", ".gif"}
 )
 
 

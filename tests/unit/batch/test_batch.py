@@ -94,10 +94,10 @@ def _sessions(db: Path) -> list[dict]:
 def test_find_videos_recursive_sorted_deduplicated(tmp_path):
     (tmp_path / "b" / "deep").mkdir(parents=True)
     (tmp_path / ".hidden").mkdir()
-    for rel in ("a.mp4", "b/x.MOV", "b/deep/y.mkv", "b/notes.txt", ".hidden/z.mp4", "b/.partial.mp4"):
+    for rel in ("a.mp4", "b/x.MOV", "b/deep/y.mkv", "b/notes.txt", ".hidden/z.mp4", "b/.partial.mp4", "b/射.gif"):
         (tmp_path / rel).write_bytes(b"x")
     found = find_videos([tmp_path, tmp_path / "b" / "x.MOV"])
-    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["a.mp4", "b/x.MOV", "b/deep/y.mkv"]
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["a.mp4", "b/x.MOV", "b/射.gif", "b/deep/y.mkv"]
     # a file named directly is taken whatever its extension
     assert find_videos([tmp_path / "b" / "notes.txt"]) == [tmp_path / "b" / "notes.txt"]
     with pytest.raises(CoachError, match="no such file or folder"):

@@ -331,7 +331,7 @@ def test_radios_follow_the_language_and_keep_the_choice(env):
     assert box.value == "upload" and "Upload a video" in box.options  # the choice kept, the labels English
     (uploader,) = at.get("file_uploader")  # and the page acts on it
     # it takes what the analysis reads, a camcorder's files too, not only what a browser plays
-    assert {".mp4", ".mov", ".mts", ".m2ts"} <= set(uploader.proto.type)
+    assert {".mp4", ".mov", ".mts", ".m2ts", ".gif"} <= set(uploader.proto.type)
 
 
 def _check_page_real_messages():
