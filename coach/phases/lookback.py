@@ -70,10 +70,16 @@ def _downhill(buf: Sequence[TrackFrame], hi: int, anchor_i: int, mid_i: int, han
     """`hi` moved on while the arms keep slowing, but not past the middle of what is left of the draw: the share
     of the draw the set is looked for in ends where the span has grown so much, and the pause's slowest frame
     may lie a frame or two on (the long session's shot 10: the share ended at 1.6 U/s, two frames before the
-    0.5 U/s pause, which a run of the same frames read a little differently found). Past the middle the arms
-    slow into the anchor, which is no set."""
+    0.5 U/s pause, which a run of the same frames read a little differently found), for at most P.raise_rest_s:
+    further on, the hesitations of a slow draw look like a pause (fault_tempo's 5.8 s draw, read live: the draw
+    start 1.6 s late). Past the middle the arms slow into the anchor, which is no set."""
     stop = _span_share(buf, anchor_i, mid_i, 0.5)
-    while hi + 1 < stop and _motion(buf, hi + 1, handedness) <= _motion(buf, hi, handedness):
+    t_end = buf[hi].t + P.raise_rest_s  # a frame or two on, not into the hesitations of a slow draw (fault_tempo)
+    while (
+        hi + 1 < stop
+        and buf[hi + 1].t <= t_end + 1e-6
+        and _motion(buf, hi + 1, handedness) <= _motion(buf, hi, handedness)
+    ):
         hi += 1
     return hi
 

@@ -64,12 +64,12 @@ def test_a_set_after_the_halfway_span_is_found() -> None:
 
 @pytest.mark.parametrize("set_frames", [0, 2, 5])
 def test_a_short_draw_from_a_wide_set_finds_its_set(set_frames: int) -> None:
-    """A short draw (0.8 U) from a wide set, with a brief set or none: the set is looked for in the first share of
+    """A short draw (1 U) from a wide set, with a brief set or none: the set is looked for in the first share of
     what is left of the draw, and that share ends a frame or two before the arms are slowest. The search goes on
     while they slow: the set is found, not guessed 10 frames into the raise (the long session's shots 9 and 10,
     where the share ended at 1.6 U/s in one run and at the 0.5 U/s pause in another of the same frames)."""
     draw_at = SET_AT + set_frames
-    buf = _shot(draw_length=0.8, set_frames=set_frames)
+    buf = _shot(draw_length=1.0, set_frames=set_frames)
     _, draw_i, _, set_motion = _back_raise_draw(buf, draw_at + DRAW, 0, "right")
     assert set_motion < 1.0, (draw_i, set_motion)
     assert draw_at - 3 <= buf[draw_i].index <= draw_at + 2, (draw_i, set_motion)
