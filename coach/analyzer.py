@@ -40,30 +40,24 @@ from .results import CompletedShot, FrameResult, Series, SessionReport, ShotResu
 from .session_notes import (
     ALONG_DEPTH_NOTE,
     ARROW_UNSEEN_NOTE,
-    CAMERA_ROLL_NOTE,
     FIRST_SEEN_NOTE,
     HAND_MISREAD_NOTE,
     HEARD_LOST_NOTE,
     HEARD_NOTE,
-    HIDDEN_HAND_NOTE,
     LET_DOWN_NOTES,
     MISREAD_NOTE,
     OTHER_HAND_NOTE,
     UNSEEN_NOTE,
+    hidden_hand_note,
+    other_hand_note,
+    roll_note,
 )
 from .shot_series import shot_series
 from .shot_view import ARROW_SQUARE_MIN, ShotView, arrow_squareness, shot_view
 
 ShotListener = Callable[[CompletedShot], None]
-# A standing trunk reads within ±2 deg of the picture's vertical from a level camera, and up to 5 from a high one (the
-# picture's perspective: stance_high 2.4-4.8) [O]: beyond that the camera was held off level, and the coach is told.
-ROLL_NOTE_DEG = 6.0
 # How far before the anchor the live view looks for the arms' own length (the raise and the draw).
 LIVE_VIEW_LOOKBACK_S = 2.0
-# No shot found, and one hand hidden (under the visibility the analysis keeps) in at least this share of the frames
-# the archer was seen in: from behind, the draw hand is behind the head for the whole shot (real04: 96 %) and no
-# draw can be followed. Said, so that "no shots found" is not read as "the archer did not shoot".
-HIDDEN_HAND_SHARE = 0.5
 _WRISTS = (("left", INDEX["left_wrist"]), ("right", INDEX["right_wrist"]))
 FrameListener = Callable[[FrameResult], None]
 PoseListener = Callable[[PoseFrame], None]  # every frame's pose as it comes in (the kept track, coach/kept_track.py)
@@ -158,6 +152,14 @@ class Analyzer:
     @property
     def handedness(self) -> str | None:
         return self._handedness
+
+    @property
+    def other_hand_only(self) -> str | None:
+        """The hand the profile does not give, where no shot was found and full draws were seen drawn with it
+        (`PhaseTracker.other_hand_draws`): the picture is mirrored, or shows another archer. Else None."""
+        if self.shots or not self.tracker.other_hand_draws or self.profile.handedness is None:
+            return None
+        return "left" if self.profile.handedness == "right" else "right"
 
     def _analyse(self, body: Body) -> FrameResult:
         self._time_of[body.index] = body.t_s
@@ -298,18 +300,6 @@ class Analyzer:
         return phase_times(sp, self._time_of.get)
 
     # ---- report ----------------------------------------------------------------------------------------
-    def _hidden_hand_note(self) -> list[str]:
-        """HIDDEN_HAND_NOTE for the hand hidden most, where that is HIDDEN_HAND_SHARE of the frames or more."""
-        side, hidden = max(self._hand_hidden.items(), key=lambda kv: kv[1])
-        share = hidden / self.frames_with_person
-        return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
-
-    def _roll_note(self) -> list[str]:
-        """CAMERA_ROLL_NOTE where the shots' median camera roll is ROLL_NOTE_DEG or more."""
-        rolls = [r for r in self._rolls if not math.isnan(r)]
-        roll = abs(float(np.median(rolls))) if rolls else 0.0
-        return [CAMERA_ROLL_NOTE.format(deg=round(roll))] if roll >= ROLL_NOTE_DEG else []
-
     def forget_shots(self) -> None:
         """Drop the shots judged so far, and the hands they were drawn with (a benchmark judging given phases on
         the same frames instead: benchmarks/rule_accuracy.py --truth-phases)."""
@@ -331,11 +321,14 @@ class Analyzer:
             notes.append("no person found in the video")
         elif not self.shots:
             notes.append("no shots found")
-            notes += self._hidden_hand_note()
+            notes += hidden_hand_note(self._hand_hidden, self.frames_with_person)
+            if self.other_hand_only is not None:
+                first = self.tracker.other_hand_draws[0]
+                notes.append(other_hand_note(self.profile.handedness, first.frame, first.t))
         for k, ld in enumerate(self.tracker.let_downs):
             let_down = LET_DOWN_NOTES[ld.reason].format(a=ld.anchor_frame, b=ld.end_frame, ta=ld.anchor_s, tb=ld.end_s)
             notes.append(self._heard.get(("lost", k)) or let_down)
-        notes += self._shot_notes + self._roll_note()
+        notes += self._shot_notes + roll_note(self._rolls)
         hand = self._session_hand()
         notes += [OTHER_HAND_NOTE.format(n=k + 1, side=h) for k, h in enumerate(self._hands) if h != hand]
         for k, u in enumerate(self.tracker.unseen_draws):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from posture_rules.pack import Profile, RulePack
@@ -16,6 +17,7 @@ from .pose import make_estimator
 from .pose_frame import PoseTrack, load_posetrack, save_posetrack
 from .results import SessionReport
 from .sampling import SamplingPlan
+from .session_notes import MIRRORED_NOTE
 
 Progress = Callable[[int, int | None], None]
 
@@ -39,7 +41,11 @@ def analyze_video(
     around each shot (coach/sampling.py); frame and pose listeners still get every frame, those the model skipped
     with nobody in them (re-analysing such a kept track gives the adaptive run's result again). A saved pose track
     (--save-pose) needs every frame's landmarks, so it runs at the full rate; so does a file whose frames carry no
-    presentation times (a raw .h264 stream), which the look-back cannot find again (meta.sampling.why)."""
+    presentation times (a raw .h264 stream), which the look-back cannot find again (meta.sampling.why).
+
+    A profile's hand that drew no shot, where full draws were drawn with the other: the video is analysed again
+    with that hand (`_drawn_with_other_hand`), unless its frames were handed on (a render) — then the note says so."""
+    on_frame = list(on_frame)
     src = FrameSource(path)
     adaptive = not full_rate and src.is_file and save_pose is None
     untimed = adaptive and not _gives_frame_times(path)
@@ -107,7 +113,21 @@ def analyze_video(
         save_posetrack(
             PoseTrack(src.fps, src.width, src.height, poses, source=str(path), model=estimator.model), save_pose
         )
-    return report
+    other = analyzer.other_hand_only
+    if other is None or on_frame:
+        return report
+    again = analyze_video(
+        path,
+        pack=pack,
+        profile=replace(profile, handedness=other),
+        model=model,
+        on_shot=on_shot,
+        progress=progress,
+        audio=audio,
+        full_rate=full_rate or save_pose is not None,  # as this run read it (a saved track is read at the full rate)
+        sampling=sampling,
+    )
+    return _drawn_with_other_hand(again, profile)
 
 
 def analyze_track(
@@ -137,7 +157,25 @@ def analyze_track(
     )
     for pf in track.frames:
         analyzer.push_pose(pf)
-    return analyzer.finish()
+    report = analyzer.finish()
+    other = analyzer.other_hand_only
+    if other is None:
+        return report
+    again = analyze_track(
+        track, pack=pack, profile=replace(profile, handedness=other), on_shot=on_shot, release_refiner=release_refiner
+    )
+    return _drawn_with_other_hand(again, profile)
+
+
+def _drawn_with_other_hand(report: SessionReport, profile: Profile) -> SessionReport:
+    """The report of a video analysed again with the hand its picture shows (`Analyzer.other_hand_only`: the
+    profile's hand drew no shot, the other drew full draws): a mirrored picture (a phone's front camera) or another
+    archer. Its hand is the picture's; its profile and the first note say whose hand the profile gives."""
+    other = report.handedness
+    report.notes.insert(0, MIRRORED_NOTE.format(hand=profile.handedness, other=other))
+    report.handedness_source = "picture"
+    report.profile = profile.to_json()
+    return report
 
 
 def _gives_frame_times(path: str | os.PathLike) -> bool:

@@ -4,6 +4,10 @@ wording changes here and in machine.py's pattern together."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from statistics import median
+
 # A full draw that was not shot is no shot: the report says so (coach/phases/shot.py LetDown.reason).
 LET_DOWN_NOTES = {
     "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
@@ -67,7 +71,51 @@ OTHER_HAND_NOTE = (
     "shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "
     "its picture mirrored): it was judged as a {side}-handed draw"
 )
+# The profile gives the hand, and every full draw was drawn with the other (PhaseTracker.other_hand_draws): none was
+# a shot. coach/pipeline.py then analyses the video again with the hand the picture shows (MIRRORED_NOTE); a live
+# run, or a render, says so.
+OTHER_HAND_ONLY_NOTE = (
+    "no full draw with the {hand} hand, which the archer's profile gives, but with the {other} hand (first at frame "
+    "{a}, {ta:.1f} s): the picture may be mirrored (a phone's front camera) or show another archer; analyse it with "
+    "the {other} hand"
+)
+MIRRORED_NOTE = (
+    "every full draw was drawn with the {other} hand, though the archer's profile gives the {hand} hand: the picture "
+    "is mirrored (a phone's front camera) or shows another archer; its shots were judged as drawn with the {other} "
+    "hand"
+)
 HIDDEN_HAND_NOTE = (
     "the archer's {side} hand was hidden in {pct} % of the frames they were seen in (a view from behind, or the hand "
     "out of the picture): a shot may have gone unseen; film from the front to have every shot found"
 )
+
+
+# No shot found, and one hand hidden (under the visibility the analysis keeps) in at least this share of the frames
+# the archer was seen in: from behind, the draw hand is behind the head for the whole shot (real04: 96 %) and no
+# draw can be followed. Said, so that "no shots found" is not read as "the archer did not shoot".
+HIDDEN_HAND_SHARE = 0.5
+# A standing trunk reads within ±2 deg of the picture's vertical from a level camera, and up to 5 from a high one (the
+# picture's perspective: stance_high 2.4-4.8) [O]: beyond that the camera was held off level, and the coach is told.
+ROLL_NOTE_DEG = 6.0
+
+
+def hidden_hand_note(hidden: Mapping[str, int], frames_with_person: int) -> list[str]:
+    """HIDDEN_HAND_NOTE for the hand hidden in most frames (`hidden`: side -> frames with the archer but not that
+    hand), where that is HIDDEN_HAND_SHARE of the frames or more."""
+    side, n = max(hidden.items(), key=lambda kv: kv[1])
+    share = n / frames_with_person
+    return [HIDDEN_HAND_NOTE.format(side=side, pct=round(100 * share))] if share >= HIDDEN_HAND_SHARE else []
+
+
+def roll_note(rolls: Sequence[float]) -> list[str]:
+    """CAMERA_ROLL_NOTE where the shots' median camera roll (deg; NaN where no standing setup was seen) is
+    ROLL_NOTE_DEG or more."""
+    seen = [r for r in rolls if not math.isnan(r)]
+    roll = abs(median(seen)) if seen else 0.0
+    return [CAMERA_ROLL_NOTE.format(deg=round(roll))] if roll >= ROLL_NOTE_DEG else []
+
+
+def other_hand_note(hand: str, frame: int, t_s: float) -> str:
+    """OTHER_HAND_ONLY_NOTE: the profile gives `hand`; the first full draw, with the other, was at `frame`."""
+    other = "left" if hand == "right" else "right"
+    return OTHER_HAND_ONLY_NOTE.format(hand=hand, other=other, a=frame, ta=t_s)

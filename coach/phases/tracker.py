@@ -72,6 +72,7 @@ class PhaseTracker:
         self._arms_t = math.nan  # when last a wrist was read
         self.unseen_draws: list[UnseenDraw] = []  # each time the bow arm was up and held, no full draw seen
         self.let_downs: list[LetDown] = []  # full draws that were not shot
+        self.other_hand_draws: list[Mark] = []  # the anchors of full draws with the hand the profile does not give
         self._elbow_done: list[ShotPhases] = []  # shots the draw elbow told of (`_elbow_stand_in`), not yet out
 
     # ---- public -----------------------------------------------------------------------------------------
@@ -150,31 +151,47 @@ class PhaseTracker:
         buf = self._buf
         # Stillness needs the centred derivative, so the newest frame judged is P.anchor_deriv_half_s back.
         i = _newest_judged(buf, P.anchor_deriv_half_s)
-        f = buf[i]
-        if f.index <= self._floor_index:
+        if buf[i].index <= self._floor_index:
             return
         for side in self._seek_sides():
-            ok = anchor_pose(f, side) and _still_at_anchor(buf, i, side)
-            if not ok:
-                self._run[side] = -1
-                continue
-            if self._run[side] < 0:
-                self._run[side] = f.index
-            start = find(self._buf, self._run[side])
-            if start is not None and f.t - buf[start].t >= P.anchor_confirm_s - 1e-6:
-                if self._no_draw[side] == self._run[side]:
-                    continue
-                drawn_when_seen = buf[start].t - self._view_t <= P.came_into_view_s
-                if not drawn_when_seen and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
-                    # No draw led here: the hand is still at the face from the last shot's follow-through
-                    # (real03), or it never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer
-                    # came into view at full draw: the draw was before the picture.
-                    if not self._held_since_view():
-                        self._no_draw[side] = self._run[side]
-                        continue
-                    drawn_when_seen = True
-                self._start_shot(start, side, draw_seen=not drawn_when_seen)
+            found = self._full_draw(i, side)
+            if found is not None:
+                self._start_shot(found[0], side, draw_seen=not found[1])
                 return
+        if self._given:
+            self._note_other_hand(i)
+
+    def _full_draw(self, i: int, side: str) -> tuple[int, bool] | None:
+        """A full draw drawn with `side` confirmed at buf[i]: where its anchor run began (buffer position) and
+        whether it was already drawn when the archer came into view; None while there is none."""
+        buf, f = self._buf, self._buf[i]
+        if not (anchor_pose(f, side) and _still_at_anchor(buf, i, side)):
+            self._run[side] = -1
+            return None
+        if self._run[side] < 0:
+            self._run[side] = f.index
+        start = find(buf, self._run[side])
+        if start is None or f.t - buf[start].t < P.anchor_confirm_s - 1e-6 or self._no_draw[side] == self._run[side]:
+            return None
+        drawn_when_seen = buf[start].t - self._view_t <= P.came_into_view_s
+        if not drawn_when_seen and _draw_travel(buf, start, self._floor_index, side) < P.new_draw_min_sw:
+            # No draw led here: the hand is still at the face from the last shot's follow-through (real03), or it
+            # never left it. Real draws bring it from 1.0-2.8 U away. Unless the archer came into view at full
+            # draw: the draw was before the picture.
+            if not self._held_since_view():
+                self._no_draw[side] = self._run[side]
+                return None
+            drawn_when_seen = True
+        return start, drawn_when_seen
+
+    def _note_other_hand(self, i: int) -> None:
+        """With a profile's hand, a full draw with the other hand is no shot (MediaPipe can read a hold mirrored),
+        but it is noted (`other_hand_draws`, once per anchor run): a video whose every full draw is drawn with the
+        other hand is mirrored (a phone's front camera) or of another archer (coach/pipeline.py)."""
+        other = "left" if self.handedness == "right" else "right"
+        found = self._full_draw(i, other)
+        if found is not None and (at := self._buf[found[0]]).index not in [m.frame for m in self.other_hand_draws[-1:]]:
+            self.other_hand_draws.append(Mark(at.index, at.t))
 
     def _held_since_view(self) -> bool:
         """The look-back reaches the archer's coming into view, with no shot since: a draw hand that came to the

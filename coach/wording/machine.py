@@ -59,6 +59,14 @@ _CAMERA_ROLL = re.compile(r"^the camera was held about (?P<deg>\d+) deg off leve
 _OTHER_HAND = re.compile(
     r"^shot (?P<n>\d+): read as drawn with the (?P<side>left|right) hand, unlike the session's other shots"
 )  # coach/session_notes.py OTHER_HAND_NOTE
+_OTHER_HAND_ONLY = re.compile(
+    r"^no full draw with the (?P<hand>left|right) hand, which the archer's profile gives, but with the "
+    r"(?P<other>left|right) hand \(first at frame (?P<a>\d+), (?P<ta>[\d.]+) s\)"
+)  # coach/session_notes.py OTHER_HAND_ONLY_NOTE
+_MIRRORED = re.compile(
+    r"^every full draw was drawn with the (?P<other>left|right) hand, though the archer's profile gives the "
+    r"(?P<hand>left|right) hand"
+)  # coach/session_notes.py MIRRORED_NOTE
 _HIDDEN_HAND = re.compile(
     r"^the archer's (?P<side>left|right) hand was hidden in (?P<pct>\d+) % of the frames"
 )  # coach/session_notes.py HIDDEN_HAND_NOTE
@@ -211,13 +219,16 @@ def note_text(note: str, lang: str) -> str:
         (_MISREAD, "note_shoulders_misread"),
         (_HAND_MISREAD, "note_hand_misread"),
         (_OTHER_HAND, "note_other_hand"),
+        (_OTHER_HAND_ONLY, "note_other_hand_only"),
+        (_MIRRORED, "note_mirrored"),
         (_CAMERA_ROLL, "note_camera_roll"),
     ):
         m = pattern.match(note)
         if m:
             fmt = m.groupdict()
-            if "side" in fmt:  # the archer's left or right, worded too
-                fmt["side"] = t(f"side_{fmt['side']}", lang)
+            for hand in ("side", "hand", "other"):  # the archer's left or right, worded too
+                if hand in fmt:
+                    fmt[hand] = t(f"side_{fmt[hand]}", lang)
             return t(key, lang, **fmt)
     return note
 

@@ -82,6 +82,7 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
     "hand_from_auto": ("自動偵測", "detected"),
     "hand_from_profile": ("射手設定", "from the profile"),
     "hand_from_unknown": ("沒偵測到", "not detected"),
+    "hand_from_picture": ("依畫面，與射手設定的手相反", "from the picture, not the profile's"),
     "view_unknown": ("不明", "unknown"),
     # the terminal summary (coach/summary.py format_report): a label reads "English 中文", a line "English · 中文"
     "sum_video": (
@@ -201,6 +202,20 @@ MACHINE_TEXT: dict[str, tuple[str, str]] = {
         "第 {n} 箭：讀成以{side}手開弓，與這一節的其他箭不同（姿勢模型可能把畫面讀成了左右顛倒）：這一箭是按{side}手開弓判斷的。",
         "Shot {n}: read as drawn with the {side} hand, unlike the session's other shots (the pose model may have read "
         "its picture mirrored): it was judged as a {side}-handed draw.",
+    ),
+    "note_other_hand_only": (
+        "射手設定為{hand}手開弓，卻沒有看到{hand}手的滿弓，只看到{other}手的（第一次在第 {a} 幀，{ta} 秒）："
+        "畫面可能左右顛倒（手機前鏡頭），或拍的是另一位射手；請改以{other}手分析。",
+        "No full draw with the {hand} hand, which the archer's profile gives, but with the {other} hand (first at "
+        "frame {a}, {ta} s): the picture may be mirrored (a phone's front camera) or show another archer; analyse it "
+        "with the {other} hand.",
+    ),
+    "note_mirrored": (
+        "每一次滿弓都是以{other}手開弓，而射手設定為{hand}手：畫面左右顛倒（手機前鏡頭），或拍的是另一位射手；"
+        "各箭已按{other}手開弓判斷。",
+        "Every full draw was drawn with the {other} hand, though the archer's profile gives the {hand} hand: the "
+        "picture is mirrored (a phone's front camera) or shows another archer; its shots were judged as drawn with "
+        "the {other} hand.",
     ),
     "note_hidden_hand": (
         "射手的{side}手在看得到人的畫面中有 {pct}% 被遮住（從背後拍攝，或手在畫面外）：可能有射出的箭沒被看到；"

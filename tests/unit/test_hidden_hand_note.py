@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
-from coach.analyzer import HIDDEN_HAND_SHARE
 from coach.pipeline import analyze_track
 from coach.pose_frame import PoseTrack, load_posetrack
+from coach.session_notes import HIDDEN_HAND_SHARE
 from coach.wording.machine import note_text
 from tests.support.paths import GOLDEN, REALPOSE
 
