@@ -1,10 +1,12 @@
 """The rule pack as terminal text (`coach rules`): per rule the id, name, classical line with its section,
-what is measured (metric, unit, phases, views), the thresholds and the cue; the session rules; and the rules
+what is measured (metric, unit, phases, views), the thresholds (and what clean shots read) and the cue; the session
+rules; and the rules
 the body landmarks cannot judge, with what they would need."""
 
 from __future__ import annotations
 
-from posture_rules.pack import Rule, RulePack, Thresholds
+from posture_rules.pack import Rule, RulePack
+from posture_rules.thresholds import CleanReads, Thresholds
 
 from .metrics import METRICS
 
@@ -31,6 +33,13 @@ def _thresholds(th: Thresholds, unit: str = "") -> str:
     return "; ".join(parts)
 
 
+def _reads(c: CleanReads, unit: str) -> str:
+    u = UNITS.get(unit, "")
+    if c.below is not None and c.above is not None:
+        return f"{c.below:g}{u} to {c.above:g}{u}"
+    return f"down to {c.below:g}{u}" if c.below is not None else f"up to {c.above:g}{u}"
+
+
 def format_rule(r: Rule) -> list[str]:
     fam = f"  [part of {r.family}]" if r.family and r.family != r.id else ""
     lines = [f"{r.id}  {r.name_zh}  {r.name_en}{fam}", f"    {r.section}：{r.quote}"]
@@ -50,6 +59,10 @@ def format_rule(r: Rule) -> list[str]:
         lines.append(f"    {_thresholds(r.thresholds, m.unit)}; {'; '.join(extra)}")
         for style, th in r.draw_style.items():
             lines.append(f"    {style} draw: {_thresholds(th, m.unit)}")
+        if r.clean_reads is not None:
+            lines.append(
+                f"    clean shots read {_reads(r.clean_reads, m.unit)}: a stricter tolerance tightens no limit past it"
+            )
         if r.source_note:
             lines.append(f"    note: {r.source_note}")
     else:

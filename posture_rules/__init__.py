@@ -5,7 +5,8 @@ that); `coach` sits on it. The metric functions a rule names are the analysis's 
 knows them by name, scope and landmarks from vocabulary.json, which the analysis writes."""
 
 from .errors import CoachError, RulePackError
-from .pack import DEFAULT_PACK, Profile, Rule, RulePack, Thresholds, load_pack
+from .pack import DEFAULT_PACK, Profile, Rule, RulePack, load_pack
+from .thresholds import Thresholds
 from .vocabulary import BODY_PARTS, METRIC_NAMES, MetricName
 
 __all__ = [

@@ -1,14 +1,11 @@
 """Rule packs: TOML files of rules, validated at load with errors that name the file, the rule and the field.
 
-A rule names a metric of the analysis (posture_rules/vocabulary.py lists them), the phases and camera views it applies to, and thresholds:
-a fault *enters* when the value goes beyond `enter_above` / `enter_below` and *exits* only when it comes
-back inside `exit_above` / `exit_below` (hysteresis), and must last `min_duration_s` to count.
-Rules the body landmarks cannot judge stay in the pack with `observable = false` and `needs`, so a coach
-sees them listed and knows why they are not checked.
-
-A little over 400 lines: every field's check sits beside the error it gives (naming file, rule and field), so a
-pack author's mistake and its message are read together, and an archer's Profile, whose overrides pass the same
-threshold checks, is layered over the pack here.
+A rule names a metric of the analysis (posture_rules/vocabulary.py lists them), the phases and camera views it
+applies to, and thresholds (posture_rules/thresholds.py: a fault enters beyond `enter_above` / `enter_below`, exits
+back inside `exit_above` / `exit_below`, and must last `min_duration_s` to count), with what clean shots read
+(`clean_reads`, which no tolerance tightens a limit past). Rules the body landmarks cannot judge stay in the pack
+with `observable = false` and `needs`, so a coach sees them listed and knows why they are not checked. An archer's
+Profile, whose overrides pass the same threshold checks, is layered over the pack here.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .errors import RulePackError
+from .thresholds import THRESHOLD_KEYS, CleanReads, Thresholds, threshold_problem
 from .vocabulary import BODY_PARTS, METRIC_NAMES
 
 if sys.version_info >= (3, 11):
@@ -33,7 +31,6 @@ PACK_SCHEMA = "coach.rulepack/1"
 PHASES = ("setup", "raise", "draw", "full_draw", "hold", "release", "follow_through", "session")
 VIEWS = ("face-on", "down-line", "high", "other", "any")
 SEVERITIES = ("minor", "major", "critical")
-THRESHOLD_KEYS = ("enter_above", "exit_above", "enter_below", "exit_below")
 # The draw hand. One type everywhere: "right", "left", or None while it is not known (detected from the hand
 # that goes to the face). Where a person chooses or reads it, None is written "auto" (profiles, --handedness);
 # a session report writes what was detected, "unknown" when nothing was (`parse_handedness` reads all three).
@@ -41,33 +38,6 @@ HANDS = ("right", "left")
 AUTO = "auto"
 DRAW_STYLES = ("thumb", "mediterranean")
 DEFAULT_PACK = Path(__file__).parent / "packs" / "shejing.toml"
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    enter_above: float | None = None
-    exit_above: float | None = None
-    enter_below: float | None = None
-    exit_below: float | None = None
-
-    def as_fault_limits(self) -> dict[str, float]:
-        out = {}
-        if self.enter_below is not None:
-            out["below"] = self.enter_below
-        if self.enter_above is not None:
-            out["above"] = self.enter_above
-        return out
-
-    def scaled(self, factor: float, norm: float | None) -> Thresholds:
-        """Widen (factor > 1) or tighten the band around the rule's norm, for tolerance levels."""
-        if factor == 1.0:
-            return self
-        vals = {k: getattr(self, k) for k in THRESHOLD_KEYS}
-        centre = norm
-        if centre is None:
-            lo, hi = vals["enter_below"], vals["enter_above"]
-            centre = (lo + hi) / 2 if lo is not None and hi is not None else 0.0
-        return Thresholds(**{k: None if v is None else centre + (v - centre) * factor for k, v in vals.items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +67,7 @@ class Rule:
     family: str = ""  # the classical rule this one is a face of (e.g. stillness_hold_time → stillness)
     # draw style → thresholds replacing the rule's own for that style (profile draw_style)
     draw_style: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    clean_reads: CleanReads | None = None  # of the rule's own thresholds (not a draw style's)
 
     @property
     def reports_as(self) -> str:
@@ -152,42 +123,17 @@ def _parse_thresholds(path: Path, rid: str, th, where: str = "thresholds") -> Th
     return Thresholds(**tvals)
 
 
-@dataclass(frozen=True, slots=True)
-class ThresholdProblem:
-    """Why a set of thresholds cannot work: `code` and the threshold `key` it is about, for each reader to word
-    in their language (the pack loader in English, the dashboard's rulebook from its i18n table)."""
-
-    code: str  # not_finite | exit_beyond_enter | exit_without_enter | inverted_band
-    key: str
-
-    def english(self) -> str:
-        side = self.key.rpartition("_")[2]
-        return {
-            "not_finite": f"{self.key} must be a finite number",
-            "exit_beyond_enter": f"exit_{side} must not lie beyond enter_{side}",
-            "exit_without_enter": f"exit_{side} without enter_{side}",
-            "inverted_band": "enter_below must be less than enter_above (inverted thresholds)",
-        }[self.code]
-
-
-def threshold_problem(values: dict[str, float | None], *, override: bool = False) -> ThresholdProblem | None:
-    """The one threshold validator (pack loader and the dashboard's overrides alike): every value finite; an
-    exit beyond its enter would make a fault impossible to clear; an exit needs its enter (not in an
-    `override`, which keeps the rule's own); and with both sides given the band between them is what passes —
-    inverted, every value would be a fault. None: they work."""
-    v = {k: x for k, x in values.items() if x is not None}
-    for k, x in v.items():
-        if not math.isfinite(x):
-            return ThresholdProblem("not_finite", k)
-    for side, sign in (("above", 1), ("below", -1)):
-        enter, exit_ = f"enter_{side}", f"exit_{side}"
-        if enter in v and exit_ in v and sign * (v[exit_] - v[enter]) > 0:
-            return ThresholdProblem("exit_beyond_enter", exit_)
-        if exit_ in v and enter not in v and not override:
-            return ThresholdProblem("exit_without_enter", exit_)
-    if "enter_above" in v and "enter_below" in v and v["enter_below"] >= v["enter_above"]:
-        return ThresholdProblem("inverted_band", "enter_below")
-    return None
+def _parse_clean_reads(path: Path, rid: str, raw, th: Thresholds) -> CleanReads:
+    """`clean_reads = { below = …, above = … }`: each inside the rule's own pass band (a clean shot the rule itself
+    flags is a limit to move, not a reading to keep)."""
+    if not isinstance(raw, dict) or not raw or set(raw) - {"below", "above"}:
+        raise _fail(path, "must be a table of 'below' and/or 'above'", rid, "clean_reads")
+    reads = CleanReads(**{k: _number(path, rid, f"clean_reads.{k}", v) for k, v in raw.items()})
+    if (reads.below is not None and th.enter_below is not None and reads.below < th.enter_below) or (
+        reads.above is not None and th.enter_above is not None and reads.above > th.enter_above
+    ):
+        raise _fail(path, "a clean reading beyond the rule's own limit", rid, "clean_reads")
+    return reads
 
 
 def _fail(path: Path, problem: str, rule: str | None = None, fld: str | None = None) -> RulePackError:
@@ -252,6 +198,8 @@ def _parse_rule(path: Path, raw: dict, seen: set[str]) -> Rule:
     )
     if "norm" in raw:
         kw["norm"] = _number(path, rid, "norm", raw["norm"])
+    if "clean_reads" in raw:
+        kw["clean_reads"] = _parse_clean_reads(path, rid, raw["clean_reads"], kw["thresholds"])
     for key, lo, hi in (("min_duration_s", 0.0, 10.0), ("min_visibility", 0.0, 1.0)):
         if key in raw:
             v = _number(path, rid, key, raw[key])
@@ -385,13 +333,15 @@ class Profile:
 
     def apply(self, pack: RulePack) -> RulePack:
         """The pack as this archer is judged by: the draw style's thresholds (e.g. the thumb draw of 射經
-        anchors lower, toward the collarbone), then tolerance scaling, then explicit overrides.
+        anchors lower, toward the collarbone), then tolerance scaling (tightened no further than the rule's own
+        clean readings), then explicit overrides.
         Handedness needs nothing here: every metric reads bow_/draw_ points through the Body's SideMap."""
         factor = TOLERANCE[self.tolerance]
         rules = []
         for r in pack.rules:
             if r.observable:
-                th = r.draw_style.get(self.draw_style, r.thresholds).scaled(factor, r.norm)
+                styled = r.draw_style.get(self.draw_style)
+                th = (styled or r.thresholds).scaled(factor, r.norm, None if styled else r.clean_reads)
                 ov = self.overrides.get(r.id, {})
                 if ov:
                     vals = {k: getattr(th, k) for k in THRESHOLD_KEYS}

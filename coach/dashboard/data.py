@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from posture_rules.pack import THRESHOLD_KEYS, Profile, Rule, RulePack, threshold_problem
+from posture_rules.pack import Profile, Rule, RulePack
+from posture_rules.thresholds import THRESHOLD_KEYS, threshold_problem
 
 from ..headline import hint_mark
 from ..metrics import METRICS

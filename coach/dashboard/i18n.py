@@ -297,6 +297,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "override_reset": ("已恢復 {rule} 的預設門檻。", "Reset {rule} to the pack's thresholds."),
     "overridden": ("已調整", "adjusted"),
     "effective_for": ("（{archer} 的有效值）", "(effective for {archer})"),
+    "clean_reads": (
+        "無病的箭量得 {reads}：較嚴的標準（精英）也不把門檻收緊到此範圍內",
+        "Clean shots read {reads}: a stricter tolerance (elite) tightens no limit past it",
+    ),
     "th_enter_above": ("高於此值為病", "fault above"),
     "th_exit_above": ("降回此值以下解除", "clears below"),
     "th_enter_below": ("低於此值為病", "fault below"),

@@ -10,7 +10,8 @@ from coach.engine import Hysteresis, RuleEngine, fault_spans
 from coach.kinematics import Body
 from coach.landmarks import RIGHT
 from coach.results import FAULT, NOT_ASSESSABLE, PASS
-from posture_rules.pack import Rule, RulePack, Thresholds, load_pack
+from posture_rules.pack import Rule, RulePack, load_pack
+from posture_rules.thresholds import Thresholds
 
 
 def _rule(**kw):

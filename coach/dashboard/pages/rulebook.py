@@ -17,7 +17,8 @@ from coach.dashboard.data import (
     with_override,
 )
 from coach.wording.machine import view_name
-from posture_rules.pack import THRESHOLD_KEYS, load_pack
+from posture_rules.pack import load_pack
+from posture_rules.thresholds import THRESHOLD_KEYS
 
 PACK_DEFAULT = load_pack
 
@@ -50,6 +51,10 @@ def rule_card(rule, eff, archer_name) -> None:
         line = f"**{ui.tr('thresholds')}** {thresholds_text(rule)}"
         if archer_name and eff is not None and threshold_values(eff) != threshold_values(rule):
             line += f"  \n{ui.tr('effective_for', archer=archer_name)}: {thresholds_text(eff)}"
+        if rule.clean_reads is not None:
+            c = rule.clean_reads
+            reads = " … ".join("" if v is None else f"{v:g}" for v in (c.below, c.above)).strip()
+            line += f"  \n{ui.tr('clean_reads', reads=reads)}"
         st.markdown(line)
         if lang == "en" and rule.source_note:
             st.caption(rule.source_note)

@@ -58,6 +58,8 @@ def test_rulebook_lists_every_rule_with_its_text(env):
     hidden = [r for r in PACK.rules if not r.observable]
     labels = [e.label for e in at.expander]
     assert sum("不可觀測" in label for label in labels) == len(hidden)
+    # what clean shots read, which the elite tolerance tightens no limit past (the pack's clean_reads)
+    assert "無病的箭量得 -6.3 … 21.1" in body
 
 
 def test_first_start_on_an_empty_store_analyses_the_demo_clip_once(env, tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from coach.errors import RulePackError
+from coach.rulebook_text import format_rule
 from posture_rules.pack import DEFAULT_PACK, Profile, load_pack
 from tests.support.hostile_corpus import PACK_HEAD, pack_rule
 from tests.support.paths import SHARED
@@ -37,6 +38,9 @@ def test_a_minimal_pack_loads(tmp_path):
         (('cue_en = "c"', 'cue_en = ""'), "cue_en"),
         (('name_en = "a"', 'name_en = "a"\ncolour = "red"'), "colour"),
         (("enter_below = 150.0", 'enter_below = "low"'), "thresholds.enter_below"),
+        (('name_en = "a"', 'name_en = "a"\nclean_reads = { below = 140.0 }'), "clean_reads"),  # beyond the limit
+        (('name_en = "a"', 'name_en = "a"\nclean_reads = { low = 160.0 }'), "clean_reads"),
+        (('name_en = "a"', 'name_en = "a"\nclean_reads = { below = "x" }'), "clean_reads.below"),
     ],
 )
 def test_invalid_fields_are_named(tmp_path, change, field):
@@ -82,6 +86,28 @@ def test_tolerance_scales_thresholds_around_the_norm():
     assert over.by_id["straight_bow_arm"].thresholds.enter_below == 150.0
 
 
+def test_a_stricter_tolerance_stops_at_what_clean_shots_read(tmp_path):
+    """Elite tightens a limit towards the norm, but no further than the readings of clean shots (the pose's own
+    spread); a side with no clean reading, a wider tolerance and a draw style's own thresholds are scaled as
+    before."""
+    rule = RULE.replace("exit_below = 155.0", "exit_below = 155.0, enter_above = 190.0").replace(
+        'name_en = "a"', 'name_en = "a"\nnorm = 170.0\nclean_reads = { below = 152.0 }'
+    )
+    pack = load_pack(_write(tmp_path, PACK_HEAD + rule + "[rules.draw_style.thumb]\nenter_below = 140.0\n"))
+    th = Profile(tolerance="elite").apply(pack).rules[0].thresholds
+    # 170 - 20 * 0.75 = 155 would flag a clean 152: the side is tightened only to 152, its exit with it
+    assert th.enter_below == pytest.approx(152.0)
+    assert th.exit_below == pytest.approx(170.0 - 15.0 * (18.0 / 20.0))
+    assert th.enter_above == pytest.approx(185.0)  # no clean reading above: 170 + 20 * 0.75
+    assert Profile(tolerance="beginner").apply(pack).rules[0].thresholds.enter_below == pytest.approx(140.0)
+    thumb = Profile(tolerance="elite", draw_style="thumb").apply(pack).rules[0].thresholds
+    assert thumb.enter_below == pytest.approx(170.0 - 30.0 * 0.75)
+    # `coach rules` says it
+    assert "    clean shots read down to 152°: a stricter tolerance tightens no limit past it" in format_rule(
+        pack.rules[0]
+    )
+
+
 def test_draw_style_thresholds_and_family_are_validated(tmp_path):
     ok = RULE + 'family = "fam"\n[rules.draw_style.thumb]\nenter_below = 140.0\n'
     pack = load_pack(_write(tmp_path, PACK_HEAD + ok))
@@ -125,7 +151,7 @@ def test_profile_round_trips_through_json_and_reads_every_spelling_of_handedness
 
 
 def test_one_threshold_validator_for_packs_and_overrides():
-    from posture_rules.pack import threshold_problem
+    from posture_rules.thresholds import threshold_problem
 
     assert threshold_problem({"enter_above": 10.0, "exit_above": 8.0}) is None
     assert threshold_problem({"enter_above": 10.0, "exit_above": 12.0}).key == "exit_above"
