@@ -44,8 +44,10 @@ def analyze_video(
     presentation times (a raw .h264 stream), which the look-back cannot find again (meta.sampling.why).
 
     A profile's hand that drew no shot, where full draws were drawn with the other: the video is analysed again
-    with that hand (`_drawn_with_other_hand`), unless its frames were handed on (a render) — then the note says so."""
-    on_frame = list(on_frame)
+    with that hand (`_drawn_with_other_hand`). Shot listeners hear only that analysis's shots (the first found
+    none), pose listeners the first's poses; frame listeners are handed every frame again, as analysed the second
+    time (the overlay's `keep`, keyed by frame, ends with those)."""
+    on_shot, on_frame = list(on_shot), list(on_frame)  # handed to a second analysis, perhaps
     src = FrameSource(path)
     adaptive = not full_rate and src.is_file and save_pose is None
     untimed = adaptive and not _gives_frame_times(path)
@@ -114,7 +116,7 @@ def analyze_video(
             PoseTrack(src.fps, src.width, src.height, poses, source=str(path), model=estimator.model), save_pose
         )
     other = analyzer.other_hand_only
-    if other is None or on_frame:
+    if other is None:
         return report
     again = analyze_video(
         path,
@@ -122,6 +124,7 @@ def analyze_video(
         profile=replace(profile, handedness=other),
         model=model,
         on_shot=on_shot,
+        on_frame=on_frame,
         progress=progress,
         audio=audio,
         full_rate=full_rate or save_pose is not None,  # as this run read it (a saved track is read at the full rate)
@@ -143,6 +146,7 @@ def analyze_track(
     `release_refiner`: e.g. `coach.audio.cues_from_envelope(load_envelope(...)).refiner(fps)`."""
     if not isinstance(track, PoseTrack):
         track = load_posetrack(track)
+    on_shot = list(on_shot)  # handed to a second analysis, perhaps
     analyzer = Analyzer(
         track.fps,
         track.width,

@@ -72,8 +72,8 @@ OTHER_HAND_NOTE = (
     "its picture mirrored): it was judged as a {side}-handed draw"
 )
 # The profile gives the hand, and every full draw was drawn with the other (PhaseTracker.other_hand_draws): none was
-# a shot. coach/pipeline.py then analyses the video again with the hand the picture shows (MIRRORED_NOTE); a live
-# run, or a render, says so.
+# a shot. coach/pipeline.py then analyses the file again with the hand the picture shows (MIRRORED_NOTE); a live
+# run says so.
 OTHER_HAND_ONLY_NOTE = (
     "no full draw with the {hand} hand, which the archer's profile gives, but with the {other} hand (first at frame "
     "{a}, {ta:.1f} s): the picture may be mirrored (a phone's front camera) or show another archer; analyse it with "

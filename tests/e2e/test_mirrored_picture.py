@@ -90,12 +90,8 @@ def test_a_live_run_says_the_other_hand_drew() -> None:
     assert note_text(note, "zh").startswith("射手設定為右手開弓，卻沒有看到右手的滿弓，只看到左手的（第一次在第 ")
 
 
-@pytest.mark.e2e
-def test_a_video_from_a_front_camera(tmp_path: Path) -> None:
-    """short_1shot mirrored left to right, as a phone's front camera saves it, analysed for a right-handed archer
-    (`coach analyze --handedness right`): its shot is found, and said to be drawn with the left hand in the
-    picture."""
-    truth = json.loads((SAMPLES / "short_1shot.truth.json").read_text(encoding="utf-8"))
+def _front_camera(tmp_path: Path) -> Path:
+    """short_1shot mirrored left to right, as a phone's front camera saves it (a Chinese file name)."""
     clip = tmp_path / "前鏡頭_鏡像.mp4"
     cap = cv2.VideoCapture(str(SAMPLES / "short_1shot.mp4"))
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
@@ -104,6 +100,18 @@ def test_a_video_from_a_front_camera(tmp_path: Path) -> None:
         out.write(cv2.flip(read[1], 1))
     out.release()
     cap.release()
+    return clip
+
+
+def _release_truth() -> int:
+    return json.loads((SAMPLES / "short_1shot.truth.json").read_text(encoding="utf-8"))["shots"][0]["release_frame"]
+
+
+@pytest.mark.e2e
+def test_a_video_from_a_front_camera(tmp_path: Path) -> None:
+    """Analysed for a right-handed archer (`coach analyze --handedness right`): its shot is found, and said to be
+    drawn with the left hand in the picture."""
+    clip = _front_camera(tmp_path)
     res = subprocess.run(
         [
             sys.executable,
@@ -123,10 +131,24 @@ def test_a_video_from_a_front_camera(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     (shot,) = report["shots"]
-    assert abs(shot["release_frame"] - truth["shots"][0]["release_frame"]) <= 2
+    assert abs(shot["release_frame"] - _release_truth()) <= 2
     assert (report["handedness"], report["handedness_source"], report["profile"]["handedness"]) == (
         "left",
         "picture",
         "right",
     )
     assert report["notes"][0].startswith("every full draw was drawn with the left hand")
+
+
+@pytest.mark.e2e
+def test_the_dashboards_overlay_shows_the_shot_of_a_front_camera(tmp_path: Path) -> None:
+    """The dashboard's analysis (`render.analyze_with_poses`: every frame's pose and phase kept for the overlay)
+    of the same video for a right-handed archer: the frames are those of the second analysis, the shot's among
+    them."""
+    from coach.render import analyze_with_poses
+
+    report, poses = analyze_with_poses(_front_camera(tmp_path), profile=Profile(handedness="right"))
+    (shot,) = report.shots
+    assert abs(shot.release_frame - _release_truth()) <= 2
+    assert len(poses) == report.frame_count
+    assert poses[shot.release_frame].shot == 0 and poses[shot.anchor_frame].phase in ("full_draw", "hold")
