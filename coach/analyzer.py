@@ -155,9 +155,12 @@ class Analyzer:
 
     @property
     def other_hand_only(self) -> str | None:
-        """The hand the profile does not give, where no shot was found and full draws were seen drawn with it
-        (`PhaseTracker.other_hand_draws`): the picture is mirrored, or shows another archer. Else None."""
-        if self.shots or not self.tracker.other_hand_draws or self.profile.handedness is None:
+        """The hand the profile does not give, where every full draw seen was drawn with it
+        (`PhaseTracker.other_hand_draws`), none with the profile's (no shot, no let-down): the picture is mirrored,
+        or shows another archer. Else None. Analysed again with that hand, its full draws are shots or let-downs,
+        so the profile's hand, which drew none, is never the other hand's in turn."""
+        drew = self.shots or self.tracker.let_downs
+        if drew or not self.tracker.other_hand_draws or self.profile.handedness is None:
             return None
         return "left" if self.profile.handedness == "right" else "right"
 
