@@ -263,7 +263,7 @@ class SessionReport:
     width: int
     height: int
     handedness: str
-    handedness_source: str  # "auto" | "profile" | "unknown"
+    handedness_source: str  # "auto" | "profile" | "picture" (mirrored against the profile: pipeline.py) | "unknown"
     view: str
     view_confidence: float
     rule_pack: dict[str, str]  # id, version
