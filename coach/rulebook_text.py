@@ -60,8 +60,10 @@ def format_rule(r: Rule) -> list[str]:
         for style, th in r.draw_style.items():
             lines.append(f"    {style} draw: {_thresholds(th, m.unit)}")
         if r.clean_reads is not None:
+            own = " (the rule's own thresholds; a draw style's are scaled as they are)" if r.draw_style else ""
             lines.append(
-                f"    clean shots read {_reads(r.clean_reads, m.unit)}: a stricter tolerance tightens no limit past it"
+                f"    clean shots read {_reads(r.clean_reads, m.unit)}: a stricter tolerance tightens no limit past "
+                f"it{own}"
             )
         if r.source_note:
             lines.append(f"    note: {r.source_note}")
