@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
-from posture_rules.pack import Profile, RulePack, load_pack
+from posture_rules.pack import Profile, RulePack, load_pack, other_hand
 
 from .body_stream import VIS_MIN, BodyStream
 from .capture import Frame
@@ -162,7 +162,7 @@ class Analyzer:
         drew = self.shots or self.tracker.let_downs
         if drew or not self.tracker.other_hand_draws or self.profile.handedness is None:
             return None
-        return "left" if self.profile.handedness == "right" else "right"
+        return other_hand(self.profile.handedness)
 
     def _analyse(self, body: Body) -> FrameResult:
         self._time_of[body.index] = body.t_s

@@ -8,6 +8,8 @@ import math
 from collections.abc import Mapping, Sequence
 from statistics import median
 
+from posture_rules.pack import other_hand
+
 # A full draw that was not shot is no shot: the report says so (coach/phases/shot.py LetDown.reason).
 LET_DOWN_NOTES = {
     "let_down": "frames {a}–{b} ({ta:.1f}–{tb:.1f} s): a let-down — full draw, then the bow arm came down without "
@@ -117,5 +119,4 @@ def roll_note(rolls: Sequence[float]) -> list[str]:
 
 def other_hand_note(hand: str, frame: int, t_s: float) -> str:
     """OTHER_HAND_ONLY_NOTE: the profile gives `hand`; the first full draw, with the other, was at `frame`."""
-    other = "left" if hand == "right" else "right"
-    return OTHER_HAND_ONLY_NOTE.format(hand=hand, other=other, a=frame, ta=t_s)
+    return OTHER_HAND_ONLY_NOTE.format(hand=hand, other=other_hand(hand), a=frame, ta=t_s)

@@ -352,6 +352,11 @@ class Profile:
         return replace(pack, rules=tuple(rules))
 
 
+def other_hand(hand: str) -> str:
+    """The hand that is not `hand` ("right" or "left")."""
+    return "left" if hand == "right" else "right"
+
+
 def parse_handedness(text: str | None) -> str | None:
     """ "right" and "left" as they are; None, "", "auto" (a profile's word) and "unknown" (a report's) are None."""
     if text in (None, "", AUTO, "unknown"):

@@ -16,6 +16,8 @@ from collections import deque
 
 import numpy as np
 
+from posture_rules.pack import other_hand
+
 from ..kinematics import Body
 from .anchor import arms_read, back_at_full_draw, draw_goes_on, draw_leapt, lost_at_anchor, refine_anchor
 from .elbow import stand_in
@@ -145,7 +147,7 @@ class PhaseTracker:
         """The sides a full draw is sought on: the given one; else the learned one first, then the other."""
         if self._given or self.handedness is None:
             return self._sides()
-        return (self.handedness, "left" if self.handedness == "right" else "right")
+        return (self.handedness, other_hand(self.handedness))
 
     def _seek(self) -> None:
         buf = self._buf
@@ -188,9 +190,11 @@ class PhaseTracker:
         """With a profile's hand, a full draw with the other hand is no shot (MediaPipe can read a hold mirrored),
         but it is noted (`other_hand_draws`, once per anchor run): a video whose every full draw is drawn with the
         other hand is mirrored (a phone's front camera) or of another archer (coach/pipeline.py)."""
-        other = "left" if self.handedness == "right" else "right"
-        found = self._full_draw(i, other)
-        if found is not None and (at := self._buf[found[0]]).index not in [m.frame for m in self.other_hand_draws[-1:]]:
+        found = self._full_draw(i, other_hand(self.handedness))
+        if found is None:
+            return
+        at = self._buf[found[0]]
+        if not self.other_hand_draws or self.other_hand_draws[-1].frame != at.index:
             self.other_hand_draws.append(Mark(at.index, at.t))
 
     def _held_since_view(self) -> bool:
