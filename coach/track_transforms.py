@@ -3,8 +3,8 @@ to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, 
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
 track: landmarks that jitter more, frames the model missed, frames a phone repeated or took unevenly
-(`benchmarks/pose_noise.py`). Or cut short: a clip that begins at full draw or ends just after the release
-(`benchmarks/clip_edges.py`).
+(`benchmarks/pose_noise.py`), or the archer hidden by someone walking in front. Or cut short: a clip that begins
+at full draw or ends just after the release (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
 from __future__ import annotations
@@ -191,6 +191,12 @@ def uneven_times(track: PoseTrack, share: float, seed: int) -> PoseTrack:
             lm = lm + w * (other.landmarks - lm)
         frames.append(PoseFrame(f.index, t, lm, f.world))
     return replace(track, frames=frames, source=f"{track.source} (frame times uneven by {share:g})")
+
+
+def hidden(track: PoseTrack, first: int, last: int) -> PoseTrack:
+    """Nobody found over frames `first`..`last`: someone walking between the camera and the archer."""
+    frames = [PoseFrame(f.index, f.t_ms, None, None) if first <= f.index <= last else f for f in track.frames]
+    return replace(track, frames=frames, source=f"{track.source} (hidden {first}-{last})")
 
 
 def repeated(track: PoseTrack, every: int) -> PoseTrack:

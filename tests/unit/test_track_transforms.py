@@ -111,3 +111,15 @@ def test_frames_taken_unevenly_keep_their_order_and_show_the_archer_where_they_w
     assert all(abs(t - i * 1000 / 30) <= 0.25 * 1000 / 30 + 1e-9 for i, t in enumerate(times))
     for f in moved[1:-1]:  # where the archer was at the frame's own time
         assert abs(f.landmarks[0, 0] - 0.01 * f.t_ms * 30 / 1000) < 1e-9
+
+
+def test_a_passer_by_hides_exactly_the_frames_asked_and_leaves_the_track_as_it_was() -> None:
+    import numpy as np
+
+    from coach.track_transforms import hidden
+
+    track = PoseTrack(30.0, 640, 480, [PoseFrame(i, i * 1000 / 30, np.zeros((33, 4)), None) for i in range(10)])
+    out = hidden(track, 3, 5)
+    assert [f.index for f in out.frames if f.landmarks is None] == [3, 4, 5]
+    assert [f.t_ms for f in out.frames] == [f.t_ms for f in track.frames]
+    assert all(f.landmarks is not None for f in track.frames)
