@@ -159,7 +159,18 @@ def _rate(
         hi = i + 1
     if hi == lo:
         return math.nan
-    return (value(buf[hi]) - value(buf[lo])) / (buf[hi].t - buf[lo].t)
+    a, b = value(buf[lo]), value(buf[hi])
+    # A frame the pose lost at an end of the window (someone walking past, a dropped frame): the derivative is
+    # taken from the outermost frames inside the window that were seen, not lost with it.
+    while math.isnan(a) and lo < i:
+        lo += 1
+        a = value(buf[lo])
+    while math.isnan(b) and hi > i:
+        hi -= 1
+        b = value(buf[hi])
+    if hi == lo:
+        return math.nan
+    return (b - a) / (buf[hi].t - buf[lo].t)
 
 
 def _newest_judged(buf: Sequence[TrackFrame], half: float) -> int:

@@ -86,17 +86,43 @@ def _tracks() -> list:
     return [pytest.param(p, id=p.name.split(".pose")[0]) for p in tracks]
 
 
-@pytest.mark.parametrize("path", _tracks())
-def test_someone_walking_in_front_in_the_hold_changes_nothing(path: Path) -> None:
-    """The archer hidden for 0.2 s in the middle of every hold (nobody found: someone walked between the camera
-    and the archer), one hold at a time. real08's steady hold then read 0.045 SW, a stillness fault at the old
-    limit (0.045, 0.0442 in full)."""
+# Where in a shot the passer-by hides the archer: the middle of the hold, or the anchor itself.
+PASSING = {
+    "hold": lambda shot, n: (shot.anchor_frame + shot.release_frame - n) // 2,
+    "anchor": lambda shot, n: shot.anchor_frame - n // 2,
+}
+PASSING_MISSES = {
+    ("stance_high", "anchor"): "shot 2's draw hand is hidden for the whole hold and the draw elbow stands in for it "
+    "(coach/phases/elbow.py); with 6 of the hold's 30 frames lost at its anchor the elbow never reads still for "
+    "0.2 s before the release, and the shot is noted as a full draw not seen (as at half the rate)",
+}
+
+
+def _passing_cases() -> list:
+    out = []
+    for p in _tracks():
+        for where in PASSING:
+            why = PASSING_MISSES.get((p.id, where))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            out.append(pytest.param(p.values[0], where, id=f"{p.id}-{where}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("path", "where"), _passing_cases())
+def test_someone_walking_in_front_changes_nothing(path: Path, where: str) -> None:
+    """The archer hidden for 0.2 s (nobody found: someone walked between the camera and the archer) in the middle
+    of a hold, or at its anchor, one shot at a time. In the hold, real08's steady hold read 0.045 SW, a stillness
+    fault at the old limit (0.045, 0.0442 in full). At the anchor, fault_hold's 0.5 s hold was lost: a speed whose
+    window ended on a lost frame was no speed, so the hand never read still for 0.2 s (coach/phases/frames.py
+    `_rate`)."""
     track, base = load_posetrack(path), _base(path)
     n = max(1, round(0.2 * track.fps))
     for shot in base.shots:
-        if shot.anchor_frame is None or shot.release_frame is None or shot.release_frame - shot.anchor_frame < 3 * n:
+        if shot.anchor_frame is None or shot.release_frame is None:
             continue
-        first = (shot.anchor_frame + shot.release_frame - n) // 2
+        first = PASSING[where](shot, n)
+        if first + n + 2 > shot.release_frame:  # the passer-by would hide the release too
+            continue
         _assert_same(base, analyze_track(hidden(track, first, first + n - 1)), "hidden", _labelled(path))
 
 

@@ -74,12 +74,8 @@ RAISE_MISSES = {
     ("bystander", 1, "recorded"): "MediaPipe misreads the set (draw wrist 0.4-1 U off, 281-293): the raise is "
     "cut at the late draw start",
     ("fault_bow_hand", 1, "recorded"): "as bystander: the set misread at 274-286",
-    ("fault_bow_hand", 0, "recorded"): "MediaPipe folds the shoulders as the bow arm starts up (44-46: 4, 31, 35 "
-    "px against 48): the folded frames are dropped, and the raise is seen from 47 (found at 49, truth 42)",
-    ("fault_bow_hand", 0, "live"): "as recorded",
     ("stance_high", 1, "recorded"): "the draw hand hidden from the anchor on: the raise is where the bow arm was "
     "first seen up with no anchor (302, truth 252), uncertain (0.3)",
-    ("fault_hold", 0, "live"): "the one-euro filter blurs the end of the raise into the set",
 }
 
 
