@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .body_guard import UPPER_BODY, UpperBodyGuard
+from .body_guard import UPPER_BODY, SomeoneElse, UpperBodyGuard
 from .filters import CenteredSmoother, Despiker, OneEuroFilter
 from .kinematics import Body, ShoulderWidth
 from .landmarks import LEFT_SHOULDER, N_LANDMARKS, RIGHT_SHOULDER, SIDES, SideMap
@@ -45,6 +45,7 @@ class BodyStream:
         self._centered = CenteredSmoother(fps) if mode == "recorded" else None
         self._one_euro = OneEuroFilter() if mode == "live" else None
         self._guard = UpperBodyGuard()
+        self._someone_else = SomeoneElse()
         self._despike = Despiker.for_fps(fps) if mode == "recorded" else None
         self._pending: deque[tuple[int, float, np.ndarray, bool]] = deque()  # (index, t_ms, vis, repeat) to output
         self._clean: deque[np.ndarray] = deque()  # despiked raw points awaiting the smoother
@@ -64,10 +65,11 @@ class BodyStream:
 
     def push(self, pf: PoseFrame) -> list[Body]:
         repeat = self._repeats(pf.landmarks)
-        if pf.landmarks is None:
+        if pf.landmarks is not None:
+            np.multiply(pf.landmarks[:, :2], self._scale, out=self._xy)
+        if pf.landmarks is None or self._someone_else(self._xy, self._guard.scale, pf.t_ms / 1000.0):
             raw, vis = self._nan_xy, self._zero_vis
         else:
-            np.multiply(pf.landmarks[:, :2], self._scale, out=self._xy)
             # Live, the raw points are the Body's own; recorded video keeps them only as `_on_body` lays them out.
             raw = self._xy.copy() if self._one_euro is not None else self._xy
             vis = pf.landmarks[:, 3].copy()

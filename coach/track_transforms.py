@@ -3,8 +3,8 @@ to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, 
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
 track: landmarks that jitter more, frames the model missed, frames a phone repeated or took unevenly
-(`benchmarks/pose_noise.py`), or the archer hidden by someone walking in front. Or cut short: a clip that begins
-at full draw or ends just after the release (`benchmarks/clip_edges.py`).
+(`benchmarks/pose_noise.py`), the archer hidden by someone walking in front, or someone else read for the archer.
+Or cut short: a clip that begins at full draw or ends just after the release (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
 from __future__ import annotations
@@ -197,6 +197,19 @@ def hidden(track: PoseTrack, first: int, last: int) -> PoseTrack:
     """Nobody found over frames `first`..`last`: someone walking between the camera and the archer."""
     frames = [PoseFrame(f.index, f.t_ms, None, None) if first <= f.index <= last else f for f in track.frames]
     return replace(track, frames=frames, source=f"{track.source} (hidden {first}-{last})")
+
+
+def someone_else(track: PoseTrack, first: int, last: int, away_sw: float = 3.0) -> PoseTrack:
+    """Over frames `first`..`last` the pose model reads another person for the archer: someone standing as the archer
+    stood in the track's first frame with a person, `away_sw` of the archer's shoulder widths to the side (the archer
+    beside on the shooting line)."""
+    standing = next((f.landmarks for f in track.frames if f.landmarks is not None), None)
+    if standing is None:
+        return track
+    other = standing.copy()
+    other[:, 0] += away_sw * _shoulder_width_px(track) / track.width
+    frames = [PoseFrame(f.index, f.t_ms, other, None) if first <= f.index <= last else f for f in track.frames]
+    return replace(track, frames=frames, source=f"{track.source} (someone else {first}-{last})")
 
 
 def repeated(track: PoseTrack, every: int) -> PoseTrack:

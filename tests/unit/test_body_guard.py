@@ -1,4 +1,5 @@
-"""UpperBodyGuard: MediaPipe's mirrored and folded readings of the upper body (coach/body_guard.py)."""
+"""UpperBodyGuard: MediaPipe's mirrored and folded readings of the upper body; SomeoneElse: another person read for
+the archer (coach/body_guard.py)."""
 
 from __future__ import annotations
 
@@ -129,3 +130,54 @@ def test_a_turn_is_taken_once_the_new_width_is_the_reference():
     widths = [80.0] * 30 + [40.0] * 400
     folded = [i for i, w in enumerate(widths) if guard(*_shoulders(w), i / 30.0) == "collapsed"]
     assert 30 in folded and 60 not in folded and max(folded) < 30 + 10 * 31
+
+
+# ---- SomeoneElse: another person read for the archer ---------------------------------------------------------------
+def _at(x: float) -> np.ndarray:
+    """A body whose shoulders (40 px apart) are centred at x px."""
+    from coach.body_guard import L_SH, R_SH
+
+    xy = np.full((33, 2), np.nan)
+    xy[L_SH], xy[R_SH] = (x + 20, 50.0), (x - 20, 50.0)
+    return xy
+
+
+def test_a_body_found_far_from_the_archer_between_frames_is_someone_else_until_the_archer_is_back():
+    from coach.body_guard import SomeoneElse
+
+    guard, fps, scale = SomeoneElse(), 30.0, 40.0
+    xs = [100.0] * 5 + [220.0] * 6 + [102.0] * 3  # the archer at 100, someone 3 scales away for 0.2 s, the archer
+    dropped = [i for i, x in enumerate(xs) if guard(_at(x), scale, i / fps)]
+    assert dropped == list(range(5, 11))
+
+
+def test_an_archer_moving_as_archers_move_is_never_dropped():
+    from coach.body_guard import SomeoneElse
+
+    guard = SomeoneElse()
+    # Walking out of the picture (0.34 body scales a frame at 30 fps), then a camera swing of 0.8.
+    xs = [100.0 + 0.34 * 40 * i for i in range(60)] + [100.0 + 0.34 * 40 * 59 + 0.8 * 40]
+    assert not any(guard(_at(x), 40.0, i / 30.0) for i, x in enumerate(xs))
+    # Seen once a second (a slow feed), the same walk.
+    guard = SomeoneElse()
+    assert not any(guard(_at(100.0 + 0.34 * 40 * 30 * k), 40.0, k * 1.01) for k in range(6))
+
+
+def test_a_body_that_stays_elsewhere_is_taken_as_the_archer_after_max_s():
+    """A cut, or a camera that moved: after a second with no body near, the one elsewhere is the archer's."""
+    from coach.body_guard import SomeoneElse
+
+    guard = SomeoneElse(max_s=1.0)
+    assert not guard(_at(100.0), 40.0, 0.0)
+    kept = [t for t in np.arange(1, 61) / 30.0 if not guard(_at(300.0), 40.0, float(t))]
+    assert kept and abs(kept[0] - 1.0) < 0.04  # the first frame past the second is taken
+    assert kept == [t for t in np.arange(1, 61) / 30.0 if t >= kept[0]]  # and every one after it
+
+
+def test_no_body_scale_yet_or_no_shoulders_drops_nothing():
+    from coach.body_guard import SomeoneElse
+
+    guard = SomeoneElse()
+    assert not guard(_at(100.0), float("nan"), 0.0)
+    assert not guard(_at(500.0), float("nan"), 0.03)
+    assert not guard(np.full((33, 2), np.nan), 40.0, 0.07)
