@@ -60,17 +60,21 @@ KNOWN_MISSES = {
 }
 
 
-def _cases() -> list:
-    tracks = sorted(GOLDEN.glob("*.pose.json.gz"))
-    if REALPOSE.is_dir():
-        tracks += sorted(REALPOSE.glob("*.pose.json"))
+def _tracks() -> list[Path]:
+    """Every committed golden track, and every real archer's track where ../shared is present."""
+    return sorted(GOLDEN.glob("*.pose.json.gz")) + (sorted(REALPOSE.glob("*.pose.json")) if REALPOSE.is_dir() else [])
+
+
+def _cases(kinds, misses: dict[tuple[str, str], str]) -> list:
+    """(track, kind) for every track and every kind (a transform, where a passer-by passes); a listed miss is a
+    strict xfail with what was measured."""
     out = []
-    for path in tracks:
+    for path in _tracks():
         name = path.name.split(".pose.json")[0]
-        for transform in TRANSFORMS:
-            why = KNOWN_MISSES.get((name, transform))
+        for kind in kinds:
+            why = misses.get((name, kind))
             marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-            out.append(pytest.param(path, transform, id=f"{name}-{transform}", marks=marks))
+            out.append(pytest.param(path, kind, id=f"{name}-{kind}", marks=marks))
     return out
 
 
@@ -87,14 +91,9 @@ def _faults(shot) -> set[str]:
     return {f.rule for f in shot.findings if f.verdict == FAULT}
 
 
-@pytest.mark.parametrize(("path", "transform"), _cases())
+@pytest.mark.parametrize(("path", "transform"), _cases(TRANSFORMS, KNOWN_MISSES))
 def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
     _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform, _labelled(path))
-
-
-def _tracks() -> list:
-    tracks = sorted(GOLDEN.glob("*.pose.json.gz")) + (sorted(REALPOSE.glob("*.pose.json")) if REALPOSE.is_dir() else [])
-    return [pytest.param(p, id=p.name.split(".pose")[0]) for p in tracks]
 
 
 # Where in a shot the passer-by hides the archer: the middle of the hold, or the anchor itself.
@@ -110,17 +109,7 @@ PASSING_MISSES = {
 }
 
 
-def _passing_cases() -> list:
-    out = []
-    for p in _tracks():
-        for where in PASSING:
-            why = PASSING_MISSES.get((p.id, where))
-            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-            out.append(pytest.param(p.values[0], where, id=f"{p.id}-{where}", marks=marks))
-    return out
-
-
-@pytest.mark.parametrize(("path", "where"), _passing_cases())
+@pytest.mark.parametrize(("path", "where"), _cases(PASSING, PASSING_MISSES))
 def test_someone_walking_in_front_changes_nothing(path: Path, where: str) -> None:
     """The archer hidden for 0.2 s (nobody found: someone walked between the camera and the archer) in the middle
     of a hold, or at its anchor, one shot at a time. In the hold, real08's steady hold read 0.045 SW, a stillness
@@ -130,7 +119,7 @@ def test_someone_walking_in_front_changes_nothing(path: Path, where: str) -> Non
     _each_shot_passed(path, where, hidden)
 
 
-@pytest.mark.parametrize(("path", "where"), _passing_cases())
+@pytest.mark.parametrize(("path", "where"), _cases(PASSING, PASSING_MISSES))
 def test_someone_else_read_for_the_archer_changes_nothing(path: Path, where: str) -> None:
     """For 0.2 s the pose model reads the archer beside on the line (standing, 3 shoulder widths away) instead of
     the archer, in the middle of a hold or at its anchor. The standing archer's draw hand, far from the face, was
