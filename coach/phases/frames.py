@@ -305,6 +305,15 @@ def _seen_again(after: Sequence[TrackFrame], same: Callable[[TrackFrame], bool],
     return any(same(a) and same(b) and not b.repeat for a, b in zip(after, after[1:]))
 
 
+def unseen_since(buf: Sequence[TrackFrame], t: float) -> float:
+    """`t`, or, where the frames just before it showed nobody (no shoulders found), the time of the first of them:
+    since when the archer had not been seen at `t`."""
+    for k in range(len(buf) - 1, -1, -1):
+        if buf[k].t < t and buf[k].sw_px > 0:
+            return min(t, buf[k + 1].t) if k + 1 < len(buf) else t
+    return t
+
+
 def find(buf: Sequence[TrackFrame], index: int) -> int | None:
     """Position of frame `index` in the buffer (ordered by frame index), walking from the end, where the frames
     sought usually are; None if it is not there."""

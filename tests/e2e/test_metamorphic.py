@@ -96,16 +96,22 @@ def test_same_shots_same_verdicts(path: Path, transform: str) -> None:
     _assert_same(_base(path), analyze_track(TRANSFORMS[transform](load_posetrack(path))), transform, _labelled(path))
 
 
-# Where in a shot the passer-by hides the archer: the middle of the hold, or the anchor itself.
+# Where in a shot the passer-by hides the archer: the middle of the hold, the anchor itself, or the release itself.
 PASSING = {
     "hold": lambda shot, n: (shot.anchor_frame + shot.release_frame - n) // 2,
     "anchor": lambda shot, n: shot.anchor_frame - n // 2,
+    "release": lambda shot, n: shot.release_frame - n // 2,
 }
+BEFORE_RELEASE = ("hold", "anchor")  # the passer-by must be gone 2 frames before the release (else before the end)
 PASSING_MISSES = {
     ("stance_high", "anchor"): "shot 2's draw hand is hidden for the whole hold and the draw elbow stands in for it "
     "(coach/phases/elbow.py); with 6 of the hold's 30 frames lost at its anchor (hidden, or dropped as someone "
     "else's) the elbow never reads still for 0.2 s before the release, and the shot is noted as a full draw not "
     "seen (as at half the rate)",
+    ("real07_recurve_faceon_close_longhold", "release"): "the draw hand lingers by the chin for 3 frames after the "
+    "string leaves and then drifts out (the labels): with 262-266 hidden it is found again 0.18 U off the anchor, "
+    "still drifting, and the release is confirmed only at 288 (uncertain), when the archer has turned away "
+    "(shoulders 0.7 of the hold's width): a changed picture, and the shot is noted, not counted",
 }
 
 
@@ -115,7 +121,9 @@ def test_someone_walking_in_front_changes_nothing(path: Path, where: str) -> Non
     of a hold, or at its anchor, one shot at a time. In the hold, real08's steady hold read 0.045 SW, a stillness
     fault at the old limit (0.045, 0.0442 in full). At the anchor, fault_hold's 0.5 s hold was lost: a speed whose
     window ended on a lost frame was no speed, so the hand never read still for 0.2 s (coach/phases/frames.py
-    `_rate`)."""
+    `_rate`). Over the release, fault_hold's, real01's and real08's releases were placed at the last frame before
+    the gap, sure, 3-4 frames early: a hold's sway into that frame was walked back over as the flight
+    (`release_onset._release_onset`); the string left in the frames not seen, and the release is now uncertain."""
     _each_shot_passed(path, where, hidden)
 
 
@@ -129,15 +137,33 @@ def test_someone_else_read_for_the_archer_changes_nothing(path: Path, where: str
     _each_shot_passed(path, where, someone_else)
 
 
+@pytest.mark.skipif(not REALPOSE.is_dir(), reason="../shared/realpose is not here")
+def test_someone_walking_in_front_just_after_the_release_keeps_the_shot() -> None:
+    """real07 hidden for 0.5 s from 3 frames after its release: the archer is found again with the hand away, the
+    release placed there (uncertain: the string left in the frames not seen). The follow-through's view was
+    checked from 0.2 s after that placed release, when the archer had already turned away (shoulders 0.7 of the
+    hold's width): a changed picture, and the shot was lost. It is checked from where the archer was last seen."""
+    path = REALPOSE / "real07_recurve_faceon_close_longhold.pose.json"
+    track = load_posetrack(path)
+    (shot,) = _base(path).shots
+    first = shot.release_frame + 3
+    (moved,) = analyze_track(hidden(track, first, first + round(0.5 * track.fps) - 1)).shots
+    assert first <= moved.release_frame <= first + round(0.5 * track.fps), moved.release_frame
+    assert moved.release_confidence < MIN_MARK_CONFIDENCE
+    assert not _faults(moved)
+
+
 def _each_shot_passed(path: Path, where: str, passing) -> None:
-    """`passing(track, first, last)` over 0.2 s of each shot's hold or anchor (`PASSING`), one shot at a time."""
+    """`passing(track, first, last)` over 0.2 s of each shot's hold, anchor or release (`PASSING`), one shot at a
+    time. A passer-by still there 2 frames before the video ends is not (a video that ends with nobody in the
+    picture after a release is real06 without its sound: whether an arrow left cannot be told)."""
     track, base = load_posetrack(path), _base(path)
     n = max(1, round(0.2 * track.fps))
     for shot in base.shots:
         if shot.anchor_frame is None or shot.release_frame is None:
             continue
         first = PASSING[where](shot, n)
-        if first + n + 2 > shot.release_frame:  # the passer-by would hide the release too
+        if first + n + 2 > (shot.release_frame if where in BEFORE_RELEASE else track.frames[-1].index):
             continue
         _assert_same(base, analyze_track(passing(track, first, first + n - 1)), "passing", _labelled(path))
 

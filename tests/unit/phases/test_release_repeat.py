@@ -1,8 +1,12 @@
 """A picture repeated as the string leaves (a phone or a converter keeping its rate doubles a frame, and the
 pose reads the same landmarks again: `Body.repeat`) is no look at the hand: the hand standing still in it is not
-the hand stopping, so the release's first frame is found as without the repeat (`release_onset._release_onset`)."""
+the hand stopping, so the release's first frame is found as without the repeat (`release_onset._release_onset`).
+Frames with nobody found are no look either, but what the hand did just before them must look like a release's
+flight for the walk back to go on across them."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -51,3 +55,29 @@ def test_every_nth_picture_repeated_keeps_the_shot_s_release(every: int) -> None
     (plain,) = run(make_track([ONE], 260))
     (shot,) = run(repeated(make_track([ONE], 260), every))
     assert abs(shot.release_frame - plain.release_frame) <= 1, (shot.release_frame, plain.release_frame)
+
+
+def _hidden_after(sway: float, flight: float) -> list[TrackFrame]:
+    """A hold whose last frame seen (20) moved `sway` U back from the one before, 4 frames with nobody found
+    (someone walked in front as the string left), then the hand seen `flight` U out and leaving (25 on)."""
+    xs = [0.0] * 20 + [-sway] + [math.nan] * 4 + [-flight, -flight - 0.3, -flight - 0.6]
+    buf = []
+    for i, x in enumerate(xs):
+        draw = NAN2 if math.isnan(x) else np.array([x, 0.0])
+        buf.append(TrackFrame(i, i / FPS, NAN2, draw, NAN2, np.full((5, 2), np.nan), NAN2, draw))
+    return buf
+
+
+def test_a_hold_s_sway_before_frames_not_seen_is_not_the_flight() -> None:
+    """The hand 0.04 U back into the last frame before the gap (a hold's sway, 1.2 U/s) did not leave there: the
+    release is placed in the frames not seen (their first), not on that frame (fault_hold with 0.2 s hidden over its
+    release: placed there, 4 frames early)."""
+    buf = _hidden_after(0.04, 1.0)
+    assert buf[_release_onset(buf, 25, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 21
+
+
+def test_a_flight_seen_before_frames_not_seen_is_walked_back_over() -> None:
+    """A hand seen leaving at a release's speed before the gap was already in flight (MediaPipe loses the draw
+    hand two frames into it, fault_elbow): the release is where it first moved."""
+    buf = _hidden_after(0.2, 1.0)
+    assert buf[_release_onset(buf, 25, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 20
