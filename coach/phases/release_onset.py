@@ -58,7 +58,9 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     pose did not show (MediaPipe folded or mirrored the arms as the string left: the long session, two frames
     into each flight) is stepped over, not taken for the hand stopping; a fast step across it began after the
     frame before it. So is a frame that repeats the picture before it (`TrackFrame.repeat`: a phone or a converter
-    keeping its rate): it is no look at the hand, so its standing still is not the hand's."""
+    keeping its rate): it is no look at the hand, so its standing still is not the hand's. A fast step back
+    towards the anchor is a frame read late (MediaPipe lagging a hand that starts to fly) when the frame before it
+    showed the hand gone (`_gone`) and a fast step away reached that frame: the release is there."""
     t_jump = buf[jump_i].t
     i = jump_i
     while i + 1 < len(buf) and _no_look(buf[i], handedness) and buf[i + 1].t - t_jump <= P.release_onset_back_s + 1e-6:
@@ -71,6 +73,13 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
     way = buf[i].raw_draw(handedness) - ref
     min_speed = max(min_speed, P.onset_peak_share * _peak_step_speed(buf, jump_i, handedness))
     crossed = False  # the last step was taken across frames in which the pose did not find the hand
+    # The last step went back towards the anchor, fast, from a frame that showed the hand gone: buf[i] was read
+    # where the hand was a moment before (the long session read at the full rate, its third shot: 0.28 U out, then
+    # a frame 0.06 U off the anchor, then on; placed after it, 3 frames late). The walk takes buf[j] only if a fast
+    # step away reached it, and stops there: before a frame read out of order, the steps are no surer than it (one
+    # step further, landmarks jittered by 0.01 put fault_bow_arm's release 2 frames early). A hold's jitter (not
+    # gone) stops the walk where it was.
+    lagged = False
     while True:
         j = i - 1
         while j > 0 and _no_look(buf[j], handedness) and t_jump - buf[j].t <= P.release_onset_back_s + 1e-6:
@@ -84,12 +93,24 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
         # as a release does: a hold's sway there is not the flight (fault_hold with 0.2 s hidden over its release
         # was placed at that frame, sure, 4 early; the string left in the frames not seen).
         need = max(min_speed, P.release_speed_sw_s) if crossed else min_speed
-        if dt <= 0 or math.hypot(*step) / dt <= need or float(step @ way) <= 0.0:
+        if dt <= 0 or math.hypot(*step) / dt <= need:
             break
-        onset = min(onset, j + 1)
+        back = float(step @ way) <= 0.0
+        if back and (lagged or not _gone(a, ref, way)):
+            break
+        if not back:
+            onset = min(onset, j + 1)
+            if lagged:
+                break  # at the frame seen gone: the steps before it are no surer than the one it was read from
+        lagged = back
         crossed = any(_unseen(buf[k], handedness) for k in range(j + 1, i))  # a repeat is the hand seen
         i = j
     return onset
+
+
+def _gone(p: np.ndarray, ref: np.ndarray, way: np.ndarray) -> bool:
+    """The raw draw wrist `p` is off the anchor `ref` by P.release_start_sw or more, out along `way`: the hand gone."""
+    return _dist(p, ref) >= P.release_start_sw and float((p - ref) @ way) > 0.0
 
 
 def _unseen(g: TrackFrame, handedness: str) -> bool:

@@ -129,12 +129,7 @@ CHECKS: dict[str, Callable[[dict, SessionReport], None]] = {
 }
 
 # What the current code finds instead (measured on the videos and on the committed tracks alike).
-MISSES = {
-    "fm_25fps": "release 160 for 156 (+4): MediaPipe misplaces the wrists at 158-164 during the spring-back "
-    "(the bow wrist up to 1.5 SW off; the draw wrist swapped at 159-160 and 163): with three glitches in its "
-    "window the despiker puts the hand at 158 back at the anchor and 159-160 0.15 U from it, so the first fast "
-    "step away is at 160",
-}
+MISSES: dict[str, str] = {}
 
 
 def _cases() -> list:

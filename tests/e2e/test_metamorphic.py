@@ -108,10 +108,6 @@ PASSING_MISSES = {
     "(coach/phases/elbow.py); with 6 of the hold's 30 frames lost at its anchor (hidden, or dropped as someone "
     "else's) the elbow never reads still for 0.2 s before the release, and the shot is noted as a full draw not "
     "seen (as at half the rate)",
-    ("real07_recurve_faceon_close_longhold", "release"): "the draw hand lingers by the chin for 3 frames after the "
-    "string leaves and then drifts out (the labels): with 262-266 hidden it is found again 0.18 U off the anchor, "
-    "still drifting, and the release is confirmed only at 288 (uncertain), when the archer has turned away "
-    "(shoulders 0.7 of the hold's width): a changed picture, and the shot is noted, not counted",
 }
 
 

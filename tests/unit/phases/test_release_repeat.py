@@ -2,7 +2,8 @@
 pose reads the same landmarks again: `Body.repeat`) is no look at the hand: the hand standing still in it is not
 the hand stopping, so the release's first frame is found as without the repeat (`release_onset._release_onset`).
 Frames with nobody found are no look either, but what the hand did just before them must look like a release's
-flight for the walk back to go on across them."""
+flight for the walk back to go on across them. A frame the pose read back towards the anchor inside the flight
+(MediaPipe lagging the hand as it starts to fly) is stepped over when a step away reached the frame before it."""
 
 from __future__ import annotations
 
@@ -81,3 +82,29 @@ def test_a_flight_seen_before_frames_not_seen_is_walked_back_over() -> None:
     hand two frames into it, fault_elbow): the release is where it first moved."""
     buf = _hidden_after(0.2, 1.0)
     assert buf[_release_onset(buf, 25, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 20
+
+
+def _read_late(xs: list[float]) -> list[TrackFrame]:
+    buf = []
+    for i, x in enumerate(xs):
+        draw = np.array([x, 0.0])
+        buf.append(TrackFrame(i, i / FPS, NAN2, draw, NAN2, np.full((5, 2), np.nan), NAN2, draw))
+    return buf
+
+
+def test_a_frame_read_back_at_the_face_inside_the_flight_does_not_move_the_release() -> None:
+    """The long session read at the full rate: the hand seen 0.28 U out on the flight's first frame, read 0.06 U
+    off the anchor on the next (MediaPipe lagging it), then leaving. The release is the first frame it moved (was
+    placed after the late frame, 3 frames late: the long session's third shot)."""
+    xs = [0.0] * 21 + [-0.28, -0.06, -0.12, -0.4, -0.7, -1.0, -1.3]  # frame 22 read back near the face
+    buf = _read_late(xs)
+    assert buf[_release_onset(buf, 23, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 21
+
+
+def test_a_hold_s_jitter_before_the_flight_is_not_read_as_a_late_frame() -> None:
+    """A hold frame jittered 0.06 U out (not gone: less than P.release_start_sw) and the next back at the anchor,
+    then the flight: the step back is the hold's jitter, not a late read of a hand already flying; the release
+    is where the flight began (with every fast step back taken as a late read, placed 2 frames early: landmarks
+    jittered by 0.01, fault_bow_arm's release came 2 frames early in benchmarks/pose_noise.py)."""
+    xs = [0.0] * 19 + [-0.06, 0.0, -0.4, -0.8, -1.2, -1.6]
+    assert _onset(_read_late(xs)) == 21
