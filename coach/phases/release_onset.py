@@ -283,7 +283,7 @@ def _unseen_about(
         p = buf[j].raw_draw(handedness)
         if np.isnan(p[0]) or _misread(buf[j], hold_span):
             continue
-        if _dist(p, ref) < P.release_start_sw or float((p - ref) @ way) <= 0.0:
+        if not _gone(p, ref, way):
             return buf[after].index - buf[j].index - 1
     return buf[after].index - buf[0].index
 
