@@ -61,7 +61,11 @@ def test_every_nth_picture_repeated_keeps_the_shot_s_release(every: int) -> None
 def _hidden_after(sway: float, flight: float) -> list[TrackFrame]:
     """A hold whose last frame seen (20) moved `sway` U back from the one before, 4 frames with nobody found
     (someone walked in front as the string left), then the hand seen `flight` U out and leaving (25 on)."""
-    xs = [0.0] * 20 + [-sway] + [math.nan] * 4 + [-flight, -flight - 0.3, -flight - 0.6]
+    return _frames([0.0] * 20 + [-sway] + [math.nan] * 4 + [-flight, -flight - 0.3, -flight - 0.6])
+
+
+def _frames(xs: list[float]) -> list[TrackFrame]:
+    """The draw hand `xs[i]` U back from the anchor at frame i (NaN: not found), the rest unseen."""
     buf = []
     for i, x in enumerate(xs):
         draw = NAN2 if math.isnan(x) else np.array([x, 0.0])
@@ -84,20 +88,12 @@ def test_a_flight_seen_before_frames_not_seen_is_walked_back_over() -> None:
     assert buf[_release_onset(buf, 25, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 20
 
 
-def _read_late(xs: list[float]) -> list[TrackFrame]:
-    buf = []
-    for i, x in enumerate(xs):
-        draw = np.array([x, 0.0])
-        buf.append(TrackFrame(i, i / FPS, NAN2, draw, NAN2, np.full((5, 2), np.nan), NAN2, draw))
-    return buf
-
-
 def test_a_frame_read_back_at_the_face_inside_the_flight_does_not_move_the_release() -> None:
     """The long session read at the full rate: the hand seen 0.28 U out on the flight's first frame, read 0.06 U
     off the anchor on the next (MediaPipe lagging it), then leaving. The release is the first frame it moved (was
     placed after the late frame, 3 frames late: the long session's third shot)."""
     xs = [0.0] * 21 + [-0.28, -0.06, -0.12, -0.4, -0.7, -1.0, -1.3]  # frame 22 read back near the face
-    buf = _read_late(xs)
+    buf = _frames(xs)
     assert buf[_release_onset(buf, 23, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 21
 
 
@@ -107,4 +103,4 @@ def test_a_hold_s_jitter_before_the_flight_is_not_read_as_a_late_frame() -> None
     is where the flight began (with every fast step back taken as a late read, placed 2 frames early: landmarks
     jittered by 0.01, fault_bow_arm's release came 2 frames early in benchmarks/pose_noise.py)."""
     xs = [0.0] * 19 + [-0.06, 0.0, -0.4, -0.8, -1.2, -1.6]
-    assert _onset(_read_late(xs)) == 21
+    assert _onset(_frames(xs)) == 21
