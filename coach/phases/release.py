@@ -146,16 +146,6 @@ class ReleaseWatch:
         )
         return True
 
-    def open_on_return(self, shot: OpenShot) -> bool:
-        """`open`, only where the newest frame shows the draw hand again after one that did not: a window dropped on
-        that frame (a twitch just before someone walked in front) leaves it to open the next. Elsewhere the frame
-        that closed a window opens none: a hand that lingers by the face after the release moves on in steps, and
-        each closing window starting another moves the one that confirms it (real07 jittered: its shot lost)."""
-        buf, side = self._buf, shot.handedness
-        if len(buf) < 2 or not np.isnan(buf[-2].wrists(side)[1][0]) or np.isnan(buf[-1].wrists(side)[1][0]):
-            return False
-        return self.open(shot)
-
     def _fast_steps(self, shot: OpenShot) -> tuple[bool, bool]:
         """(the draw hand moved fast or came back into view, the bow hand fell fast) from the previous frame to the
         newest; the bow arm's fall counts only after P.bow_fall_after_s at full draw (before, the arms settle into

@@ -350,11 +350,7 @@ class PhaseTracker:
             refine_anchor(self._buf, self._shot, self._shot.release_at.t)
             self._state = TrackerState.FOLLOW
         elif released is not None:
-            # The frame that closed a twitch's window may open the next where it shows the hand again, already gone
-            # (someone walked in front as the string left; clean_rh_3shots with 0.5 s hidden over its third release:
-            # a misread twitch before the gap was dropped on that frame, then the hand sat in the follow-through and
-            # the arms came down: told as a let-down).
-            self._state = TrackerState.CANDIDATE if self._release.open_on_return(self._shot) else TrackerState.HOLD
+            self._state = TrackerState.HOLD
         return []
 
     def _follow(self) -> list[ShotPhases]:
