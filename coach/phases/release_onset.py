@@ -95,14 +95,14 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
         need = max(min_speed, P.release_speed_sw_s) if crossed else min_speed
         if dt <= 0 or math.hypot(*step) / dt <= need:
             break
-        back = float(step @ way) <= 0.0
-        if back and (lagged or not _gone(a, ref, way)):
-            break
-        if not back:
+        if float(step @ way) <= 0.0:  # back towards the anchor: buf[i] read late, if buf[j] showed the hand gone
+            if lagged or not _gone(a, ref, way):
+                break
+            lagged = True
+        else:
             onset = min(onset, j + 1)
             if lagged:
                 break  # at the frame seen gone: the steps before it are no surer than the one it was read from
-        lagged = back
         crossed = any(_unseen(buf[k], handedness) for k in range(j + 1, i))  # a repeat is the hand seen
         i = j
     return onset

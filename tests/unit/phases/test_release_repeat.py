@@ -104,3 +104,12 @@ def test_a_hold_s_jitter_before_the_flight_is_not_read_as_a_late_frame() -> None
     jittered by 0.01, fault_bow_arm's release came 2 frames early in benchmarks/pose_noise.py)."""
     xs = [0.0] * 19 + [-0.06, 0.0, -0.4, -0.8, -1.2, -1.6]
     assert _onset(_frames(xs)) == 21
+
+
+def test_the_walk_stops_at_the_frame_seen_gone() -> None:
+    """Past the frame seen gone (21) the walk does not go on into a slower step before it (20, 1.5 U/s): before a
+    frame read out of order the steps are no surer than it (walking on, landmarks jittered by 0.01 put
+    fault_bow_arm's release 2 frames early, on a jittered hold frame)."""
+    xs = [0.0] * 20 + [-0.05, -0.3, -0.08, -0.14, -0.42, -0.72, -1.02, -1.32]  # frame 22 read back near the face
+    buf = _frames(xs)
+    assert buf[_release_onset(buf, 23, "right", np.zeros(2), P.release_onset_speed_sw_s)].index == 21
