@@ -132,7 +132,7 @@ class BodyStream:
     def _make(
         self, index: int, t_ms: float, xy: np.ndarray, vis: np.ndarray, raw: np.ndarray, repeat: bool = False
     ) -> Body:
-        sw = self._sw.update(xy, vis)
+        sw = self._sw.update(index, xy, vis)
         return Body(index, t_ms, xy, vis, sw, self.sides, raw, repeat, self._picture)
 
 

@@ -145,7 +145,12 @@ class ShoulderWidth:
     """Robust running shoulder width: the upper quartile of recent widths (a turn only ever narrows the
     projected shoulders), never less than TORSO_FLOOR × the torso length, because in an oblique or profile
     view the shoulders may never look square and the unit would collapse (seen on real footage: 15 px of
-    "shoulder width" on a 140 px torso)."""
+    "shoulder width" on a 140 px torso).
+
+    The quantiles are recomputed on the frames whose number is a multiple of REFRESH (and on the first frame
+    measured), not on every REFRESH-th frame seen: where the archer came into the picture at a frame number that
+    is no multiple of it, the units were in another step, and a shot re-judged from a few seconds before it
+    (coach/rejudge.py) was measured otherwise than the analysis had (18 of the golden tracks' 38 shots)."""
 
     REFRESH = 6  # frames between recomputing the quantiles: the unit changes slowly, this runs every frame
 
@@ -153,9 +158,9 @@ class ShoulderWidth:
         self._w: deque[float] = deque(maxlen=window)
         self._torso: deque[float] = deque(maxlen=window)
         self._value = math.nan
-        self._stale = 0
+        self._block = -1  # index // REFRESH of the frame the value was computed on
 
-    def update(self, xy: np.ndarray, vis: np.ndarray) -> float:
+    def update(self, index: int, xy: np.ndarray, vis: np.ndarray) -> float:
         if vis[LEFT_SHOULDER] >= VIS_MIN and vis[RIGHT_SHOULDER] >= VIS_MIN:
             w = g.distance(xy[LEFT_SHOULDER], xy[RIGHT_SHOULDER])
             if w > 0 and not math.isnan(w):
@@ -168,14 +173,14 @@ class ShoulderWidth:
                         self._torso.append(t)
         if not self._w:
             return math.nan
-        self._stale -= 1
-        if self._stale <= 0 or math.isnan(self._value):
+        block = index // self.REFRESH
+        if block != self._block or math.isnan(self._value):
             w = sorted(self._w)
             sw = w[(3 * (len(w) - 1)) // 4]
             if self._torso:
                 t = sorted(self._torso)
                 sw = max(sw, TORSO_FLOOR * t[len(t) // 2])
-            self._value, self._stale = sw, self.REFRESH
+            self._value, self._block = sw, block
         return self._value
 
 

@@ -109,12 +109,13 @@ class SessionTrack:
         return self._t.get(frame)
 
     def bodies(self, lo: int, hi: int) -> list[Body]:
-        """The smoothed Bodies of frames lo..hi, as the analysis made them (the smoother warmed up WARM_S
-        before lo)."""
+        """The smoothed Bodies of frames lo..hi, as the analysis made them. The shoulder width in use at lo was
+        computed on the last frame numbered a multiple of ShoulderWidth.REFRESH, from the last WARM_S of widths
+        read: the stream starts twice that before lo (and two REFRESH more), so that a stretch in which the pose
+        read no shoulders (folded, lost) up to WARM_S long is made up for, and none of the window is the stream's
+        first frames, which its centred smoother cannot centre."""
         frames = self.track.frames
-        # The shoulder width is refreshed every ShoulderWidth.REFRESH frames: start in step with the analysis.
-        start = lo - int(WARM_S * self.fps)
-        start -= start % ShoulderWidth.REFRESH
+        start = lo - 2 * int(WARM_S * self.fps) - 2 * ShoulderWidth.REFRESH
         a = bisect.bisect_left(self._index, start)
         b = bisect.bisect_right(self._index, hi)
         stream = BodyStream(self.fps, self.track.width, self.track.height, "recorded", self.handedness)
