@@ -58,13 +58,14 @@ def _differences(whole: list[tuple], trimmed: list[tuple]) -> str:
     return "; ".join(said)
 
 
-def _trims(track: PoseTrack) -> dict[str, str]:
+def _trims(track: PoseTrack) -> dict[tuple[str, int], str]:
+    """(kind, frames dropped) -> how the answer differs from the whole track's ("" where it does not)."""
     whole = _answer(analyze_track(track), 0)
     out = {}
     for kind, trim in KINDS.items():
         for n in DROPPED:
             trimmed, shift = trim(track, n)
-            out[f"{kind}/{n}"] = _differences(whole, _answer(analyze_track(trimmed), shift))
+            out[kind, n] = _differences(whole, _answer(analyze_track(trimmed), shift))
     return out
 
 
@@ -74,9 +75,9 @@ def main() -> int:
     for path in tracks():
         got = _trims(load_posetrack(path))
         total += len(DROPPED)
-        for name, diff in got.items():
-            same[name.split("/")[0]] += not diff
-        differ = [f"{name}: {diff}" for name, diff in got.items() if diff]
+        for (kind, _), diff in got.items():
+            same[kind] += not diff
+        differ = [f"{kind}/{n}: {diff}" for (kind, n), diff in got.items() if diff]
         print(f"{path.name.split('.pose')[0]:40} {'; '.join(differ) or 'the same however trimmed'}", flush=True)
     kinds = ", ".join(f"{kind} {same[kind]}/{total}" for kind in KINDS)
     print(f"trimmed: tracks begun 1-5 frames later give the whole track's marks and verdicts: {kinds}")

@@ -40,7 +40,7 @@ from .shot_series import shot_series
 from .shot_view import ShotView, shot_view
 
 MARKS = ("raise_start", "draw_start", "anchor", "release")  # the marks a coach can move, in phase order
-WARM_S = 3.0  # frames run through the smoother before the first one judged (its shoulder-width window)
+WARM_S = 3.0  # the shoulder width's window (s): `SessionTrack.bodies` starts twice this before the first frame judged
 DEFAULT_HOLD_S = 2.0  # an added shot's anchor, when the pose shows none: this long before the release
 LOOKBACK_S = 12.0  # how far before an added release its anchor and set are looked for
 

@@ -10,8 +10,9 @@ import pytest
 
 from coach.body_stream import bodies_from_track
 from coach.landmarks import INDEX
-from coach.pose_frame import PoseFrame, PoseTrack
+from coach.pose_frame import PoseFrame, PoseTrack, load_posetrack
 from coach.track_transforms import pan
+from tests.support.paths import ROOT
 from tests.unit.phases.test_phases import ShotPlan, make_track
 
 DRAW_WRIST = INDEX["right_wrist"]
@@ -94,12 +95,10 @@ def test_an_arm_joint_at_the_picture_s_edge_is_not_read_the_trunk_s_is() -> None
 
 @pytest.mark.parametrize("late", [1, 3, 5])
 def test_the_shoulder_width_of_a_frame_does_not_depend_on_where_the_video_began(late: int) -> None:
-    """The same frames, begun `late` frames later (the archer came into the picture then, or the clip was cut
-    there): three seconds and a refresh in, every frame's unit is the same. Refreshed every 6th frame seen, it
-    was not (up to 2.4 % apart), and a shot re-judged from a few seconds before it was measured otherwise."""
-    from coach.pose_frame import load_posetrack
-    from tests.support.paths import ROOT
-
+    """The same frames, frame numbers kept, begun `late` frames later (the archer came into the picture then):
+    three seconds and a refresh in, every frame's unit is the same. Refreshed every 6th frame seen, it was not (up
+    to 2.4 % apart), and a shot re-judged from a few seconds before it was measured otherwise. (A clip trimmed and
+    renumbered is not covered: its refresh falls on other frames; benchmarks/trimmed.py `cut`.)"""
     track = load_posetrack(ROOT / "tests" / "golden" / "clean_rh_3shots.pose.json.gz")
     whole = {b.index: b.sw for b in bodies_from_track(track)}
     cut = {b.index: b.sw for b in bodies_from_track(replace(track, frames=track.frames[late:]))}
