@@ -102,6 +102,9 @@ def child(mode: str, video: str, result: str) -> None:
                     self._e.estimate(frame)
                 return self._e.estimate(frame)
 
+            def reset(self):
+                self._e.reset()
+
             def close(self):
                 self._e.close()
 
@@ -236,8 +239,12 @@ def main() -> int:
         f"\n{video.name}: {fr.frame_count} frames ({fr.frame_count / fps / 60:.1f} min at {fps:g} fps), "
         f"{fr.width}x{fr.height}"
     )
+    runs = fr.meta.get("sampling", {}).get("model_runs", fr.frame_count)
+    # The full-rate run is the sampler with every frame analysed: its scout runs on the samples too (the same
+    # decisions, so the same model resets as the adaptive run), and counts in its model runs.
     print(
-        f"  full rate : {full['seconds']:7.1f} s wall, {full['cpu_s']:6.1f} s CPU; model on {fr.frame_count} frames, peak {full['peak_mb']:.0f} MB"
+        f"  full rate : {full['seconds']:7.1f} s wall, {full['cpu_s']:6.1f} s CPU; model on {runs} frames "
+        f"({fr.frame_count} + the scout's samples), peak {full['peak_mb']:.0f} MB"
     )
     print_adaptive("adaptive  ", full, adaptive)
     if other is not None:

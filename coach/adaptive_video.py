@@ -337,11 +337,13 @@ def analyze_adaptive(
     progress=None,
     frame_count_hint: int | None = None,
     lead_s: float = LEAD_S,
+    every_frame: bool = False,
 ) -> SamplingLog:
     """Feed `analyzer` from the file, the model running where coach/sampling.py says. `progress(frames
     covered, total)` counts the video's time covered, not the frames the model saw. `new_estimator` makes the
     sparse samples' own model (the scout, on its own thread); the caller closes `estimator`. `lead_s`: how far
-    ahead of the analysis the scout may run (the result does not depend on it)."""
+    ahead of the analysis the scout may run (the result does not depend on it). `every_frame`: the full-rate run
+    (`AdaptiveSampler`), the idle stretches' frames decoded again by the look-back's decoder, in order."""
     look_back = LookBack(path)
     sampler: AdaptiveSampler[Decoded] = AdaptiveSampler(
         analyzer,
@@ -353,6 +355,8 @@ def analyze_adaptive(
         has_picture=lambda d: d.frame is not None,
         without_picture=_without_picture,
         with_picture=look_back.picture,
+        every_frame=every_frame,
+        reset=estimator.reset,
     )
     with ExitStack() as running:  # on the way out: the scout's thread stops, then its model and decoders close
         running.callback(look_back.close)

@@ -14,7 +14,7 @@ from .analyzer import Analyzer, FrameListener, PoseListener, ReleaseRefiner, Sho
 from .capture import FrameSource
 from .errors import CoachError
 from .pose import make_estimator
-from .pose_frame import PoseTrack, load_posetrack, save_posetrack
+from .pose_frame import PoseFrame, PoseTrack, load_posetrack, save_posetrack
 from .results import SessionReport
 from .sampling import SamplingPlan
 from .session_notes import MIRRORED_NOTE
@@ -39,9 +39,11 @@ def analyze_video(
 ) -> SessionReport:
     """`full_rate=False` (the default): the model samples the stretches where nobody draws and runs on every frame
     around each shot (coach/sampling.py); frame and pose listeners still get every frame, those the model skipped
-    with nobody in them (re-analysing such a kept track gives the adaptive run's result again). A saved pose track
-    (--save-pose) needs every frame's landmarks, so it runs at the full rate; so does a file whose frames carry no
-    presentation times (a raw .h264 stream), which the look-back cannot find again (meta.sampling.why).
+    with nobody in them (re-analysing such a kept track gives the adaptive run's result again). `full_rate=True`:
+    the model on every frame, through the same sampler (its decisions only start the model afresh where the
+    adaptive run would, so both read a shot's frames alike). A saved pose track (--save-pose) needs every frame's
+    landmarks, so it runs at the full rate; so does a file whose frames carry no presentation times (a raw .h264
+    stream), which the look-back cannot find again (meta.sampling.why), in order from the first frame.
 
     A profile's hand that drew no shot, where full draws were drawn with the other: the video is analysed again
     with that hand (`_drawn_with_other_hand`). Shot listeners hear only that analysis's shots (the first found
@@ -49,9 +51,13 @@ def analyze_video(
     time (the overlay's `keep`, keyed by frame, ends with those)."""
     on_shot, on_frame = list(on_shot), list(on_frame)  # handed to a second analysis, perhaps
     src = FrameSource(path)
-    adaptive = not full_rate and src.is_file and save_pose is None
-    untimed = adaptive and not _gives_frame_times(path)
-    adaptive = adaptive and not untimed
+    every_frame = full_rate or save_pose is not None
+    # A file goes through the sampler (coach/sampling.py), every frame or not: its full-rate run makes the same
+    # decisions on the same samples and starts the model afresh where the adaptive run would, so the two read
+    # a shot's frames alike. A file whose frames carry no times cannot be sampled (the look-back finds frames
+    # by their time): every frame in order, as a camera's.
+    sampled = src.is_file and _gives_frame_times(path)
+    untimed = src.is_file and not every_frame and not sampled
     # The sound track is decoded once, before the pose runs (cheap); each completed shot's release is then
     # refined by the string's onset inside the window the pose allows (coach/audio/).
     cues = None
@@ -73,11 +79,13 @@ def analyze_video(
         release_refiner=cues.refiner(src.fps) if cues is not None else None,
         on_pose=on_pose,
     )
-    poses = [] if save_pose else None
+    poses: list[PoseFrame] | None = [] if save_pose else None
+    if poses is not None:
+        analyzer.pose_listeners.append(poses.append)
     log = None
     try:
         with src:
-            if adaptive:
+            if sampled:
                 from .adaptive_video import analyze_adaptive
 
                 log = analyze_adaptive(
@@ -88,12 +96,10 @@ def analyze_video(
                     plan=sampling,
                     progress=progress,
                     frame_count_hint=src.frame_count_hint,
+                    every_frame=every_frame,
                 )
-            for frame in () if adaptive else src:
-                pf = estimator.estimate(frame)
-                if poses is not None:
-                    poses.append(pf)
-                analyzer.push_pose(pf)
+            for frame in () if sampled else src:
+                analyzer.push_pose(estimator.estimate(frame))
                 if progress is not None:
                     progress(frame.index + 1, src.frame_count_hint)
     finally:
@@ -106,7 +112,9 @@ def analyze_video(
             f"video ended after {n} of {src.frame_count_hint} frames (truncated or corrupt); analysed what was readable"
         )
     report.meta["sampling"] = (
-        log.summary() if log is not None else {"mode": "full-rate", **({"why": "no frame times"} if untimed else {})}
+        log.summary("full-rate" if every_frame else "adaptive")
+        if log is not None
+        else {"mode": "full-rate", **({"why": "no frame times"} if untimed else {})}
     )
     if log is not None and log.sparse_spans:
         report.notes.append(log.note())

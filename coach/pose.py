@@ -32,6 +32,10 @@ class PoseEstimator(Protocol):
 
     def estimate(self, frame: Frame) -> PoseFrame: ...
 
+    def reset(self) -> None:
+        """Forget the frames seen: the next one is read as a first frame (coach/sampling.py resets the dense
+        model where a shot's frames begin after frames it did not see, in an adaptive and a full-rate run alike)."""
+
     def close(self) -> None: ...
 
 
@@ -87,6 +91,11 @@ class MediaPipePose:
             world = np.array([(p.x, p.y, p.z) for p in res.pose_world_landmarks.landmark])
         return PoseFrame(frame.index, frame.t_ms, lm, world)
 
+    def reset(self) -> None:
+        # The graph's run restarts: no region followed, no smoothing history. Measured: the readings after a
+        # reset are a fresh model's to the bit, and a reset takes ~3 ms.
+        self._pose.reset()
+
     def close(self) -> None:
         self._pose.close()
 
@@ -123,15 +132,15 @@ class TasksPose:
         from mediapipe.tasks.python import BaseOptions
         from mediapipe.tasks.python.vision import PoseLandmarker, PoseLandmarkerOptions, RunningMode
 
+        self._options = PoseLandmarkerOptions(
+            base_options=BaseOptions(model_asset_buffer=p.read_bytes()),
+            running_mode=RunningMode.VIDEO,
+            num_poses=num_poses,
+        )
+        self._create = PoseLandmarker.create_from_options
         try:
             with native_stderr_silenced():
-                self._landmarker = PoseLandmarker.create_from_options(
-                    PoseLandmarkerOptions(
-                        base_options=BaseOptions(model_asset_buffer=p.read_bytes()),
-                        running_mode=RunningMode.VIDEO,
-                        num_poses=num_poses,
-                    )
-                )
+                self._landmarker = self._create(self._options)
         except (RuntimeError, ValueError) as e:
             raise CoachError(p, f"not a usable MediaPipe pose .task model ({e})") from None
         import mediapipe as mp
@@ -157,6 +166,13 @@ class TasksPose:
             world = np.array([(p.x, p.y, p.z) for p in res.pose_world_landmarks[k]])
         return PoseFrame(frame.index, frame.t_ms, cands[k], world)
 
+    def reset(self) -> None:
+        # A landmarker in VIDEO mode has no reset of its own: a new one from the same options (timestamps go on).
+        self._landmarker.close()
+        with native_stderr_silenced():
+            self._landmarker = self._create(self._options)
+        self._previous = None
+
     def close(self) -> None:
         self._landmarker.close()
 
@@ -168,11 +184,13 @@ class _SamePicture:
 
     def __init__(self) -> None:
         self._last: np.ndarray | None = None
+        self._have = False  # `_last` holds the picture before
 
     def __call__(self, image: np.ndarray) -> bool:
         last = self._last
         same = (
-            last is not None
+            self._have
+            and last is not None
             and last.shape == image.shape
             and np.array_equal(last[::16, ::16], image[::16, ::16])
             and np.array_equal(last, image)
@@ -180,7 +198,12 @@ class _SamePicture:
         if last is None or last.shape != image.shape:
             self._last = np.empty_like(image)
         np.copyto(self._last, image)
+        self._have = True
         return same
+
+    def forget(self) -> None:
+        """The next picture is compared with none (its buffer kept for the next of the same size)."""
+        self._have = False
 
 
 class RepeatsSeen:
@@ -188,8 +211,7 @@ class RepeatsSeen:
     would read the copy a little differently (its smoothing moves on), and the hands would seem to move where
     nothing did; the same reading tells the body stream the frame is a repeat, no new look at the archer
     (`Body.repeat`). The model still runs on the copy: its history (the region it follows, its smoothing) stays
-    that of a run without the check, so where an adaptive run starts the model matters as little as before
-    (a still stretch brings it to the same state however long it ran on it)."""
+    that of a run without the check. A reset forgets the picture before too: the first frame after it is read."""
 
     def __init__(self, inner: PoseEstimator) -> None:
         self._inner = inner
@@ -207,6 +229,11 @@ class RepeatsSeen:
             return PoseFrame(frame.index, frame.t_ms, copy, None if p.world is None else p.world.copy())
         self._pose = pose
         return pose
+
+    def reset(self) -> None:
+        self._inner.reset()
+        self._same.forget()
+        self._pose = None
 
     def close(self) -> None:
         self._inner.close()

@@ -26,17 +26,16 @@ and its verdicts come from the same numbers. `preroll_s` covers the frames betwe
 trigger, the setup second and the smoothers' warm-up.
 
 The pose model itself is stateful (MediaPipe follows its region of interest and smooths its landmarks over the
-last frames it saw). The sparse samples run on a model of their own (the scout), so where nothing was skipped
-(a short clip, dense stretches that meet) the analysis is the full rate's; after a skipped idle stretch the
-dense model's landmarks differ a little from a full-rate run's for seconds, as a full-rate run's do when its
-model saw one frame more, and where the model can read a pose two ways (the draw hand at the face) a tenth of a
-pixel can become tens (benchmarks/model_history.py): a mark can move a few frames and a verdict near its limit
-can change. Measured on the 10-minute session (benchmarks/long_session.py --ten --noise-floor, one run): a
-full-rate run whose model saw one frame twice every 10 s differs from a plain one in 17 marks and 2 verdicts,
-the adaptive run in 20 marks and 14 verdicts (each "not assessable" against "pass"; six of them one shot whose
-release the model's history moved 4 frames, as it moved 3 in the noise floor). Which marks move depends on where
-each dense stretch began: a 3.1 s look-back moves as many, others. The sampler's decisions are checked exactly
-on pose tracks (coach/sampling_check.py).
+last frames it saw), and where it can read a pose two ways (the draw hand at the face) a tenth of a pixel of
+history can become tens (benchmarks/model_history.py). The sparse samples run on a model of their own (the
+scout), and the dense model starts afresh (`reset`) where a dense stretch begins after frames it did not see as
+dense. The full-rate run (`every_frame`) is this sampler too: the same scout on the same samples, the same
+decisions, the idle stretches' frames through the dense model and to the analyzer with their own poses, and the
+same resets. So the two runs read every dense frame alike, to the bit, and a shot's landmarks depend on nothing
+the model watched before its dense stretch began (the idle minutes once moved marks by up to 30 frames and
+verdicts between "pass" and "not assessable" on the 10-minute session). What still differs between the runs
+is what the analyzer saw of the idle stretches (a sample every `step` frames against every frame). The
+sampler's decisions are checked exactly on pose tracks (coach/sampling_check.py).
 
 The trigger is cheap, body-relative and conservative (`could_be_raising`): missing a shot costs more than
 analysing a few extra seconds. Live analysis never samples (a camera has no past to go back to).
@@ -160,6 +159,7 @@ class SamplingLog:
     ring_peak_bytes: int = 0
     dense_decoded: int = 0  # frames the dense model's decoder decoded: the look-backs' and the dense stretches'
     too_large: bool = False  # frames too large for the look-back's memory bound: analysed at the full rate
+    model_resets: int = 0  # dense stretches the dense model began afresh (after frames it did not see as dense)
 
     def sparse(self, index: int) -> None:
         if self.sparse_spans and self.sparse_spans[-1][1] == index - 1:
@@ -181,6 +181,7 @@ class SamplingLog:
             "ring_peak_mb": round(self.ring_peak_bytes / 2**20, 1),
             "frames_decoded_dense": self.dense_decoded,
             "too_large_for_lookback": self.too_large,
+            "model_resets": self.model_resets,
         }
 
     def note(self) -> str:
@@ -246,6 +247,8 @@ class AdaptiveSampler(Generic[Item]):
         has_picture: Callable[[Item], bool] = lambda _: True,
         without_picture: Callable[[Item], Item] = lambda item: item,
         with_picture: Callable[[Item], Item] = lambda item: item,
+        every_frame: bool = False,
+        reset: Callable[[], None] = lambda: None,
     ):
         self.analyzer = analyzer
         # A video source decodes no more than needed (coach/adaptive_video.py): items come without their
@@ -254,11 +257,15 @@ class AdaptiveSampler(Generic[Item]):
         # track's items always have theirs.
         self._has_picture, self._without, self._with = has_picture, without_picture, with_picture
         # The sparse samples come from a model of their own (the scout), so the model of the dense stretches
-        # sees only dense frames, in order: where two dense stretches meet with no frame skipped between them
-        # (and from the first frame) its history, and so its landmarks, are those of a full-rate run. MediaPipe
-        # follows its region of interest and smooths over the last frames it saw; a sample run out of order
-        # moves them.
+        # sees only dense frames, in order. MediaPipe follows its region of interest and smooths over the last
+        # frames it saw; a sample run out of order would move them.
         self.plan = plan or SamplingPlan()
+        # `every_frame`: the full-rate run. The same decisions on the same scout's samples, but the frames of the
+        # idle stretches go through the dense model too, and to the analyzer with their own poses. `reset`
+        # clears the dense model's history where a dense stretch begins after frames it did not see as dense
+        # (`_go_dense`), in both runs: the full-rate and adaptive runs then read the dense frames alike, to the bit.
+        self._every_frame, self._reset = every_frame, reset
+        self._broken = False  # frames went to the analyzer as idle since the dense model's last frame
         self._estimate = estimate
         self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
         fps = analyzer.fps
@@ -302,7 +309,7 @@ class AdaptiveSampler(Generic[Item]):
             self._go_dense(item)
             return
         while self._ring and (len(self._ring) >= self._preroll or self._ring_bytes + nbytes > self.plan.max_ring_bytes):
-            self._commit_sparse()
+            self._commit_idle()
         if sample is not None:
             if could_be_raising(sample, before, self.plan, self._aspect):
                 self._go_dense(item)
@@ -316,7 +323,7 @@ class AdaptiveSampler(Generic[Item]):
     def finish(self) -> None:
         """The video ended: what is still held goes to the analyzer as sampled."""
         while self._ring:
-            self._commit_sparse()
+            self._commit_idle()
         extra = self.log.person_frames_estimated
         self.analyzer.frames_with_person += extra
 
@@ -333,11 +340,15 @@ class AdaptiveSampler(Generic[Item]):
         self.log.model_runs += 1
         return self._estimate(item)
 
-    def _commit_sparse(self) -> None:
+    def _commit_idle(self) -> None:
         item = self._ring.popleft()
         self._ring_bytes -= self._nbytes_of(item)
         i = self._index_of(item)
         pf = self._poses.pop(i, None)
+        self._broken = True  # the dense model's next frame will not follow its last
+        if self._every_frame:
+            self.analyzer.push_pose(self._run(self._with(item)))
+            return
         if pf is None:
             pf = PoseFrame(i, self._t_ms_of(item), None, None)
         elif pf.landmarks is not None:
@@ -352,6 +363,10 @@ class AdaptiveSampler(Generic[Item]):
         self._dense = True
         self._quiet = 0
         self.log.dense_segments += 1
+        if self._broken:  # the model's history is not this stretch's: it starts afresh, as in the other run
+            self._reset()
+            self._broken = False
+            self.log.model_resets += 1
         self._poses.clear()
         ring, self._ring = self._ring, deque()
         self._ring_bytes = 0

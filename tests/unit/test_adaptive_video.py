@@ -73,6 +73,9 @@ class _Failing:
 
         return PoseFrame(frame.index, frame.t_ms, None, None)
 
+    def reset(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -164,6 +167,48 @@ def test_how_far_the_scout_runs_ahead_changes_nothing(standing_then_shot) -> Non
     assert shots and log["sparse_spans"][0][1] > 10 * 30  # the standing was sampled, the shot found
     assert log["dense_segments"] >= 1
     assert again == runs[0]
+
+
+def test_the_full_rate_and_the_adaptive_run_read_a_shot_alike(standing_then_shot) -> None:
+    """`coach analyze --full-rate` and the default adaptive run of the same file: every frame from where the
+    adaptive run's model began (the look-back after 15 s of standing) has the same landmarks to the bit, and the
+    shot the same marks and verdicts. Both start the model afresh there; the full-rate model once came to it
+    from 12 s of frames the adaptive one never saw, and not one of those 312 frames read alike (up to 0.03 of
+    the picture apart)."""
+    from coach.pipeline import analyze_video
+
+    runs = {}
+    for full_rate in (True, False):
+        poses = {}
+        report = analyze_video(
+            standing_then_shot,
+            full_rate=full_rate,
+            audio=False,
+            on_pose=[lambda p, seen=poses: seen.setdefault(p.index, p)],
+        )
+        runs[full_rate] = (report, poses)
+    (full, full_poses), (adaptive, adaptive_poses) = runs[True], runs[False]
+    assert full.meta["sampling"]["mode"] == "full-rate" and adaptive.meta["sampling"]["mode"] == "adaptive"
+    assert full.meta["sampling"]["model_resets"] == adaptive.meta["sampling"]["model_resets"] == 1
+    assert full.meta["sampling"]["model_runs"] > len(full_poses) > adaptive.meta["sampling"]["model_runs"]
+    ((_, last_sparse),) = adaptive.meta["sampling"]["sparse_spans"]
+    dense = [i for i in adaptive_poses if i > last_sparse]
+    assert len(dense) > 250
+
+    def alike(a, f) -> bool:
+        return (a is None and f is None) or (a is not None and f is not None and np.array_equal(a, f))
+
+    differing = [i for i in dense if not alike(adaptive_poses[i].landmarks, full_poses[i].landmarks)]
+    assert not differing, f"{len(differing)} of {len(dense)} frames read otherwise, the first {differing[0]}"
+
+    def marks(report):
+        return [
+            (s.raise_start_frame, s.draw_start_frame, s.anchor_frame, s.release_frame, s.release_confidence)
+            + tuple((f.rule, f.verdict, f.value) for f in s.findings)
+            for s in report.shots
+        ]
+
+    assert len(full.shots) == 1 and marks(full) == marks(adaptive)
 
 
 def test_the_scout_runs_ahead_no_further_than_its_bound(straight) -> None:

@@ -79,6 +79,26 @@ def test_a_repeated_picture_gets_the_pose_of_the_one_before_to_the_bit():
         repeats.close()
 
 
+def test_a_reset_model_reads_as_a_fresh_one_to_the_bit():
+    # Where a shot's frames begin after frames the dense model did not see, it is reset (coach/sampling.py), in
+    # the adaptive and the full-rate run alike: what it read before must leave no trace, the picture before
+    # included (a repeat of it right after the reset is read, not handed the old pose).
+    pictures = _archer_pictures(12)
+    seen, fresh = make_estimator(), make_estimator()
+    try:
+        before = [seen.estimate(Frame(i, i * 33.3, img)) for i, img in enumerate(pictures[:8])]
+        seen.reset()
+        again = [seen.estimate(Frame(7 + i, (7 + i) * 33.3, img)) for i, img in enumerate(pictures[7:])]
+        first = [fresh.estimate(Frame(7 + i, (7 + i) * 33.3, img)) for i, img in enumerate(pictures[7:])]
+        for a, b in zip(again, first):
+            assert np.array_equal(a.landmarks, b.landmarks), a.index
+        # without the reset the same picture read otherwise: the history it clears is there
+        assert not np.array_equal(before[7].landmarks, first[0].landmarks)
+    finally:
+        seen.close()
+        fresh.close()
+
+
 def test_a_video_that_repeats_pictures_reads_each_repeat_as_the_one_before(tmp_path):
     # A lossless file (FFV1, as capture software keeps it) with every 4th picture repeated, analysed as `coach
     # analyze` does: each repeat carries the pose read on the picture before, to the bit. Intra-coded files repeat the picture exactly (MJPEG once its rate control settles); H.264 codes
