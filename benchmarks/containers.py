@@ -12,8 +12,8 @@ analysis chose, and the shot's raise, draw start, anchor and release in both run
 
 MPEG-TS and MPEG-PS demuxers land after the time a seek asks for, and a raw H.264 stream carries no frame
 times: before coach/adaptive_video.py handled them, the first two gave no shot at all adaptively and the third
-found each raise 16 frames late. Marks that differ by a few frames on the same pixels are the pose model's
-history (benchmarks/model_history.py), not the file.
+found each raise 16 frames late. Both runs start the pose model afresh where the shot's dense stretch begins
+(coach/sampling.py), so they read its frames alike: marks that differ would be the file's doing.
 """
 
 from __future__ import annotations

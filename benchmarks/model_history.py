@@ -1,5 +1,5 @@
-"""How much the pose model's landmarks depend on its history (issue #17: why an adaptive run cannot match a
-full-rate run exactly).
+"""How much the pose model's landmarks depend on its history (issue #17: why the model starts afresh where a
+dense stretch begins, in the adaptive and the full-rate run alike, coach/sampling.py).
 
     python benchmarks/model_history.py                                   # clean_rh_3shots, frame 250 seen twice
     python benchmarks/model_history.py --video sample_videos/fault_hold.mp4 --at 100 --seconds 10
