@@ -81,7 +81,10 @@ class SamplingPlan:
     # wherever its buffer began (`--ten --other-plan sparse_fps=3,preroll_s=3` with 2 fps and 2 s as the
     # defaults, one run): 2 fps with a 2 s preroll, 2.96x less CPU than the full rate against 2.71x, but 31
     # differences (7 verdicts: five on the shot whose full-rate release MediaPipe's mirrored hold left
-    # uncertain, two draw_tempo) against 25 (4).
+    # uncertain, two draw_tempo) against 25 (4). With the fresh starts (the default plan then 0 differences),
+    # 1.5 fps, 2 s and 0.3 s: 4.19x less CPU against 3.27x, but 34 differences (16 verdicts) from the full-rate
+    # run, whose fresh starts fall where the default plan's dense stretches begin (`--ten --other-plan
+    # sparse_fps=1.5,preroll_s=2,settle_s=0.3`, one run).
     # A wrist above this share of the torso, measured down from the shoulder line, could be raising the bow
     # (arms hanging: ~1.0; the synthetic archer nocking at the belt: ~0.8; a raise passes 0.6 in its first
     # third).
