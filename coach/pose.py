@@ -184,13 +184,11 @@ class _SamePicture:
 
     def __init__(self) -> None:
         self._last: np.ndarray | None = None
-        self._have = False  # `_last` holds the picture before
 
     def __call__(self, image: np.ndarray) -> bool:
         last = self._last
         same = (
-            self._have
-            and last is not None
+            last is not None
             and last.shape == image.shape
             and np.array_equal(last[::16, ::16], image[::16, ::16])
             and np.array_equal(last, image)
@@ -198,12 +196,11 @@ class _SamePicture:
         if last is None or last.shape != image.shape:
             self._last = np.empty_like(image)
         np.copyto(self._last, image)
-        self._have = True
         return same
 
     def forget(self) -> None:
-        """The next picture is compared with none (its buffer kept for the next of the same size)."""
-        self._have = False
+        """The next picture is compared with none (a reset: once per dense stretch, so its buffer is made anew)."""
+        self._last = None
 
 
 class RepeatsSeen:

@@ -268,7 +268,7 @@ class AdaptiveSampler(Generic[Item]):
         # clears the dense model's history where a dense stretch begins after frames it did not see as dense
         # (`_go_dense`), in both runs: the full-rate and adaptive runs then read the dense frames alike, to the bit.
         self._every_frame, self._reset = every_frame, reset
-        self._broken = False  # frames went to the analyzer as idle since the dense model's last frame
+        self._skipped = False  # frames went to the analyzer as idle since the dense model's last dense frame
         self._estimate = estimate
         self._index_of, self._t_ms_of, self._nbytes_of = index_of, t_ms_of, nbytes_of
         fps = analyzer.fps
@@ -324,7 +324,8 @@ class AdaptiveSampler(Generic[Item]):
         self.log.ring_peak_bytes = max(self.log.ring_peak_bytes, self._ring_bytes)
 
     def finish(self) -> None:
-        """The video ended: what is still held goes to the analyzer as sampled."""
+        """The video ended: what is still held goes to the analyzer as idle (sampled, or read by the model in a
+        full-rate run)."""
         while self._ring:
             self._commit_idle()
         extra = self.log.person_frames_estimated
@@ -348,7 +349,7 @@ class AdaptiveSampler(Generic[Item]):
         self._ring_bytes -= self._nbytes_of(item)
         i = self._index_of(item)
         pf = self._poses.pop(i, None)
-        self._broken = True  # the dense model's next frame will not follow its last
+        self._skipped = True  # the dense model's next dense frame will not follow its last
         if self._every_frame:
             self.analyzer.push_pose(self._run(self._with(item)))
             return
@@ -366,9 +367,9 @@ class AdaptiveSampler(Generic[Item]):
         self._dense = True
         self._quiet = 0
         self.log.dense_segments += 1
-        if self._broken:  # the model's history is not this stretch's: it starts afresh, as in the other run
+        if self._skipped:  # the model's history is not this stretch's: it starts afresh, as in the other run
             self._reset()
-            self._broken = False
+            self._skipped = False
             self.log.model_resets += 1
         self._poses.clear()
         ring, self._ring = self._ring, deque()
