@@ -273,15 +273,16 @@ def _unseen_about(
 ) -> int:
     """How many frames around buf[on] did not show where the draw hand was: between the last frame before it that
     showed the hand not yet gone and the first from it on that showed the arms as they are. The frames between
-    did not show the hand, showed it already P.release_start_sw or more from the anchor `ref` along `way` (a
-    creep forward before the release is not gone), or showed the arms misread (`_misread`: the span closed,
-    which no release does). The release may be any of them."""
+    did not show the hand, repeated the picture before (no look at the hand, as `_release_onset` steps over
+    them), showed it already P.release_start_sw or more from the anchor `ref` along `way` (a creep forward before
+    the release is not gone), or showed the arms misread (`_misread`: the span closed, which no release does).
+    The release may be any of them."""
     after = on
-    while after < len(buf) - 1 and _garbled(buf[after], handedness, hold_span):
+    while after < len(buf) - 1 and (buf[after].repeat or _garbled(buf[after], handedness, hold_span)):
         after += 1
     for j in range(on - 1, -1, -1):
         p = buf[j].raw_draw(handedness)
-        if np.isnan(p[0]) or _misread(buf[j], hold_span):
+        if buf[j].repeat or np.isnan(p[0]) or _misread(buf[j], hold_span):
             continue
         if not _gone(p, ref, way):
             return buf[after].index - buf[j].index - 1
