@@ -163,3 +163,14 @@ def test_how_sure_a_shot_is_is_said_in_the_readers_language():
     assert certainty_text(shot, "zh") == [f"發矢把握 {conf:.2f}（拉弦手、兩手距）", f"於第 {a}–{b} 幀之間滿弓"]
     unsure = {**shot, "marks_confidence": {"draw_start": 0.3}, "anchor_from_frame": None}
     assert certainty_text(unsure, "zh")[1:] == ["不確定：開弓起點，相關規則不判斷"]
+
+
+def test_a_draw_not_analysed_is_worded_in_chinese() -> None:
+    """The note of a draw seen and not analysed (coach/session_notes.py UNSEEN_NOTE), as the analysis writes it."""
+    from coach.session_notes import UNSEEN_NOTE
+
+    note = UNSEEN_NOTE.format(a=273, b=421, ta=9.1, tb=14.03, dur=4.93)
+    assert (
+        note_text(note, "zh")
+        == "9.1–14.0 秒：弓臂舉起 4.9 秒，卻沒看到滿弓（拉弦手被遮住或判錯），那裡的一箭沒有分析。"
+    )
