@@ -138,12 +138,16 @@ def _said_unanalysed(base, moved, moved_frame) -> tuple[list, list[str]]:
 
 def _truth_shot(truth: dict | None, base_shot) -> tuple[int | None, set[str]]:
     """The release and the faults the clip was made with, of the truth's shot whose release is nearest the
-    original's (None and none without a truth)."""
-    shots = (truth or {}).get("shots", [])
+    original's (None and none without a truth; a labelled shot whose release was not seen is passed over)."""
+    shots = [
+        (k, s["release_frame"])
+        for k, s in enumerate((truth or {}).get("shots", []))
+        if s.get("release_frame") is not None
+    ]
     if not shots or base_shot.release_frame is None:
         return None, set()
-    k = min(range(len(shots)), key=lambda i: abs(shots[i]["release_frame"] - base_shot.release_frame))
-    return shots[k]["release_frame"], {f["rule"] for f in truth.get("faults", []) if f.get("shot") == k}
+    k, release = min(shots, key=lambda kr: abs(kr[1] - base_shot.release_frame))
+    return release, {f["rule"] for f in truth.get("faults", []) if f.get("shot") == k}
 
 
 def _apart(got: int | None, want: int) -> bool:

@@ -15,6 +15,7 @@ that starts passing fails, so the list stays exact)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -162,10 +163,11 @@ def _each_shot_passed(path: Path, where: str, passing) -> None:
         _assert_same(base, analyze_track(passing(track, first, first + n - 1)), "passing", _labelled(path))
 
 
+@functools.cache
 def _labelled(path: Path) -> dict | None:
     """A track's truth: a real track's hand labels (its `.labels.json`), a synthetic one's truth (its shots and the
     faults it was made with). A release may be as near the label as the original's, which is itself a frame or two
-    off it (real07: 263 for 264)."""
+    off it (real07: 263 for 264). Read once a track (every transform of it asks)."""
     labels = path.with_name(path.name.replace(".pose.json", ".labels.json"))
     if labels.is_file():
         return json.loads(labels.read_text(encoding="utf-8"))
