@@ -109,8 +109,9 @@ def _release_onset(buf: Sequence[TrackFrame], jump_i: int, handedness: str, ref:
 
 
 def _gone(p: np.ndarray, ref: np.ndarray, way: np.ndarray) -> bool:
-    """The raw draw wrist `p` is off the anchor `ref` by P.release_start_sw or more, out along `way`: the hand gone."""
-    return _dist(p, ref) >= P.release_start_sw and float((p - ref) @ way) > 0.0
+    """The raw draw wrist `p` is P.release_start_sw or more out from the anchor `ref` along `way`: the hand gone."""
+    n = float(np.hypot(*way))
+    return n > 0 and float((p - ref) @ way) / n >= P.release_start_sw
 
 
 def _unseen(g: TrackFrame, handedness: str) -> bool:
