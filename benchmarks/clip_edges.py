@@ -1,14 +1,15 @@
 """Real shots in clips cut where real videos are cut: every labelled shot of ../shared/realpose in a clip that
-begins at full draw, one that ends a few frames after the release, and at half the frame rate.
+begins at full draw, one that ends a few frames after the release, at half the frame rate, and through a converter
+that keeps two frames of every three.
 
     python benchmarks/clip_edges.py
     python benchmarks/clip_edges.py --cuts start+0.2s,end+2,half_odd -v
 
 A camera started late finds the archer already drawn; a phone clip stops 2-10 frames after the arrow left (or
-holds the shot alone, both); a GIF or a cheap camera runs at 12-15 fps. None of these needs new labels: the labelled release is still where it was.
+holds the shot alone, both); a GIF or a cheap camera runs at 12-15 fps; a converter takes 30 fps to 20. None of these needs new labels: the labelled release is still where it was.
 Each cut clip is analysed as `coach analyze --pose-track` does (the labels' handedness, the clip's sound cut the
 same way where it has one, as benchmarks/real_footage.py) and counts when it gives one shot with a release within
-±2 frames of the labelled one (at half rate, ±1 of the frame the release is first seen on). A clip whose uncut
+±2 frames of the labelled one (at a lower rate, ±1 of the frame the release is first seen on). A clip whose uncut
 analysis misses its release is not cut: a cut cannot find what the whole clip does not.
 
 A cut can hide a phase (the draw, the follow-through), so a rule may become not assessable; it must never give a
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from coach.evaluate import RELEASE_TOL_FRAMES, LabelledClip, analyse_clip, labelled_clips  # noqa: E402
-from coach.track_transforms import at_half_rate, clip, half_rate  # noqa: E402
+from coach.track_transforms import at_half_rate, at_nth_dropped, clip, every_nth_dropped, half_rate  # noqa: E402
 
 REALPOSE = ROOT.parent / "shared" / "realpose"
 START_AFTER_ANCHOR_S = (0.0, 0.2, 0.4, 0.7, 1.0)  # the clip begins this long after the labelled anchor
@@ -38,11 +39,13 @@ SHORT_CLIP = (0.4, 3)  # both: begins this long (s) after the anchor, ends this 
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """How a clip is cut: frames `first`..`last` of the track (None: to its end), or half of its frames."""
+    """How a clip is cut: frames `first`..`last` of the track (None: to its end), half of its frames, or every
+    third frame dropped."""
 
     first: int = 0
     last: int | None = None
     half: str | None = None  # "even" or "odd"
+    dropped: int | None = None  # every third frame from this one dropped (30 fps to 20)
 
     def apply(self, track, env):
         """The track and its sound envelope (None: no sound) cut (`coach.evaluate.analyse_clip`'s transform)."""
@@ -51,6 +54,8 @@ class Cut:
     def track(self, track):
         if self.half is not None:
             return half_rate(track, odd=self.half == "odd")
+        if self.dropped is not None:
+            return every_nth_dropped(track, 3, self.dropped)
         last = self.last if self.last is not None else max(f.index for f in track.frames)
         return clip(track, self.first, last)
 
@@ -58,12 +63,14 @@ class Cut:
         """Where the labelled release lands in the cut clip, and how far from it a found one may be."""
         if self.half is not None:
             return at_half_rate(frame, odd=self.half == "odd"), 1
+        if self.dropped is not None:
+            return at_nth_dropped(frame, 3, self.dropped), 1
         return frame - self.first, RELEASE_TOL_FRAMES
 
     def envelope(self, env, fps: float):
         """The sound cut the same way: its clock starts at the clip's first frame, and it ends with its last."""
-        if env is None or self.half is not None:
-            return env
+        if env is None or self.half is not None or self.dropped is not None:
+            return env  # the frames keep their times
         t_first = self.first / fps
         t_end = (self.last + 1) / fps if self.last is not None else float("inf")
         times = env.times()
@@ -79,6 +86,7 @@ def cuts(shot: dict, fps: float) -> dict[str, Cut]:
     # A phone clip of the shot alone: begun in the hold, stopped just after the arrow left.
     out["hold_only"] = Cut(first=anchor + round(SHORT_CLIP[0] * fps), last=release + SHORT_CLIP[1])
     out |= {f"half_{h}": Cut(half=h) for h in ("even", "odd")}
+    out |= {f"drop3rd_{k}": Cut(dropped=k) for k in range(3)}
     return out
 
 

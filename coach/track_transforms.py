@@ -3,7 +3,7 @@ to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, 
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
 track: landmarks that jitter more, frames the model missed, frames a phone repeated or took unevenly
-(`benchmarks/pose_noise.py`), the archer hidden by someone walking in front, or someone else read for the archer.
+(`benchmarks/pose_noise.py`) or a converter dropped (`every_nth_dropped`), the archer hidden by someone walking in front, or someone else read for the archer.
 Or cut short: a clip that begins at full draw or ends just after the release (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
@@ -46,6 +46,22 @@ def half_rate(track: PoseTrack, odd: bool = False) -> PoseTrack:
     phase = int(odd)
     frames = [PoseFrame(f.index // 2, f.t_ms, f.landmarks, f.world) for f in track.frames if f.index % 2 == phase]
     return replace(track, fps=track.fps / 2, frames=frames, source=f"{track.source} (half rate)")
+
+
+def every_nth_dropped(track: PoseTrack, n: int, phase: int = 0) -> PoseTrack:
+    """Each frame whose number is `phase` modulo `n` dropped, the rest renumbered, at (n - 1) / n of the frame rate
+    and with their own times: a converter taking 30 fps to 20 (n = 3), which keeps two frames of every three."""
+    kept = [f for f in track.frames if f.index % n != phase]
+    frames = [PoseFrame(i, f.t_ms, f.landmarks, f.world) for i, f in enumerate(kept)]
+    return replace(
+        track, fps=track.fps * (n - 1) / n, frames=frames, source=f"{track.source} (every {n}th frame dropped)"
+    )
+
+
+def at_nth_dropped(frame: int, n: int, phase: int = 0) -> int:
+    """Where frame `frame` of the input lands in `every_nth_dropped`'s output (frames numbered from 0): the first
+    frame kept at or after it."""
+    return frame - len(range(phase, frame, n))
 
 
 def at_half_rate(frame: float, odd: bool = False) -> int:

@@ -204,6 +204,11 @@ class TrackerParams:
     release_hand_part: float = 0.5
     release_bow_drop_sw: float = 0.15
     release_bow_jitter_factor: float = 3.0
+    # The bow arm's drop is read on its second-deepest frame, so that one misread frame does not count; where the
+    # frames lie further apart than this, on its deepest: the arm falls and is held up again within ~0.1 s (real07:
+    # 3 frames at 25 fps), which at 12-15 fps (a GIF, a cheap camera) is one frame (real07 at 12.5 fps: 0.18 U,
+    # then back).
+    bow_glitch_frame_max_s: float = 0.05
     hand_stayed_sw: float = 0.2  # a span that grew less than this through the release window: the hand stayed
     # After a release the archer is still there, the same size in the picture: from view_check_after_s after it
     # to the end of the follow-through, two frames in a row show shoulders (or else the torso) within

@@ -61,6 +61,26 @@ def _bow_arm(f: TrackFrame, side: str) -> float:
     return _dist(f.wrists(side)[0], -f.draw_shoulder(side))
 
 
+def _coming_back(late: list[float], thr: float) -> bool:
+    """The hand's distances from the anchor over the later half of the confirmation window (`late`) fall frame
+    after frame to under the confirming distance `thr`, never having reached twice it: the hand on its way back
+    to the anchor, a twitch (MediaPipe moving the hand at full draw 0.6 U down and back up in 0.3 s: real05 with
+    every third frame dropped, whose window ended before the hand was back). A release leaves for good; the pose
+    folding the arms after one puts the hand back at once, from far."""
+    return len(late) >= 3 and late[-1] < thr and max(late) < 2 * thr and all(b < a for a, b in zip(late, late[1:]))
+
+
+def _deepest_drop(window: Sequence[TrackFrame], side: str, bow_y: float) -> float:
+    """How far the bow wrist fell below `bow_y` over `window` (U): on its second-deepest frame, so that one
+    misread frame does not count, or its deepest where the frames are more than P.bow_glitch_frame_max_s apart
+    (a fall held up again within a frame); 0 where too few frames show it."""
+    drops = sorted(y - bow_y for g in window if not math.isnan(y := g.wrists(side)[0][1]))
+    frames = window[-1].index - window[0].index if window else 0
+    sparse = frames > 0 and (window[-1].t - window[0].t) / frames > P.bow_glitch_frame_max_s
+    kept = 1 if sparse else 2
+    return drops[-kept] if len(drops) >= kept else 0.0
+
+
 def _span_kept(hold: list[TrackFrame], side: str) -> list[TrackFrame]:
     """The frames of `hold` that read the arms as the hold's. A frame whose span between the wrists closed by
     P.release_misread_close_sw or more from the hold's median, the bow arm taking its share of the closing
@@ -183,7 +203,8 @@ class ReleaseWatch:
             return False
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
-        if ev.released and self._went_back(shot, away) and not self._lowering(shot, ev):
+        late = self._late(ds, t_c + P.release_confirm_s / 2)
+        if ev.released and self._went_back(shot, away) and not self._lowering(shot, ev) and not _coming_back(late, thr):
             place_release(self._buf, shot, ds, thr, ev)
             return True
         if not shot.cand.moved_on and self._leaving_fast(shot):
@@ -251,22 +272,25 @@ class ReleaseWatch:
         """Each signal as a share of what makes it sure: the hand and the span over the later half of the
         confirmation window (by then a release is well away, a twitch is back); the bow arm's drop at its
         deepest in the window (it falls at the release, then may be held up again), the second-deepest
-        frame so that one glitch does not count. A window `cut` short by the end of the video is judged on
-        the frames after the jump that it has."""
+        frame so that one glitch does not count (`_deepest_drop`). A window `cut` short by the end of the video
+        is judged on the frames after the jump that it has."""
         c = shot.cand
         t_late = c.t + (P.release_confirm_s / 2 if not cut else 1e-3)
-        late = [d for i, d in ds if self._buf[i].t >= t_late - 1e-6]
+        late = self._late(ds, t_late)
         window = [g for g in self._buf if g.index >= c.index]
         hand = float(np.median(late)) / c.confirm_sw if late else 0.0
         bow = span = 0.0
         if c.bow_ref is not None:
-            drops = sorted(y - c.bow_ref[1] for g in window if not math.isnan(y := g.wrists(shot.handedness)[0][1]))
-            bow = drops[-2] / c.bow_drop_sw if len(drops) >= 2 else 0.0
+            bow = _deepest_drop(window, shot.handedness, c.bow_ref[1]) / c.bow_drop_sw
         spans = [_span(g) - c.span_ref for g in window if g.t >= t_late - 1e-6]
         spans = [sp for sp in spans if not math.isnan(sp)]
         if spans:
             span = float(np.median(spans)) / c.confirm_sw
         return ReleaseEvidence(hand, bow, span)
+
+    def _late(self, ds: list[tuple[int, float]], t_late: float) -> list[float]:
+        """The distances of `ds` (`_cand_dists`) from time `t_late` on: the later half of the window."""
+        return [d for i, d in ds if self._buf[i].t >= t_late - 1e-6]
 
     def _cand_dists(self, shot: OpenShot) -> list[tuple[int, float]]:
         """(buffer position, distance from the anchor position) of the frames since the candidate jump;
