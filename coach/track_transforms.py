@@ -3,8 +3,9 @@ to the upper body, or by a camera that rolls, pans or zooms. Metamorphic tests, 
 `benchmarks/camera_motion.py` run the analysis on a track and on its transform and expect the same shots,
 releases and verdicts (or a shot said to be uncertain), never a different fault. Or by a noisier camera, on a pose
 track: landmarks that jitter more, frames the model missed, frames a phone repeated or took unevenly
-(`benchmarks/pose_noise.py`) or a converter dropped (`every_nth_dropped`), the archer hidden by someone walking in front, or someone else read for the archer.
-Or cut short: a clip that begins at full draw or ends just after the release (`benchmarks/clip_edges.py`).
+(`benchmarks/pose_noise.py`), the archer hidden by someone walking in front, or someone else read for the archer.
+Or cut short, or thinned: a clip that begins at full draw or ends just after the release, or a converter that drops
+every third frame (`benchmarks/clip_edges.py`).
 Pure functions: a new PoseTrack out, the input untouched (the noisy ones seeded, so a run repeats)."""
 
 from __future__ import annotations
