@@ -61,13 +61,16 @@ def _bow_arm(f: TrackFrame, side: str) -> float:
     return _dist(f.wrists(side)[0], -f.draw_shoulder(side))
 
 
-def _coming_back(late: list[float], thr: float) -> bool:
-    """The hand's distances from the anchor over the later half of the confirmation window (`late`) fall frame
-    after frame to under the confirming distance `thr`, never having reached twice it: the hand on its way back
-    to the anchor, a twitch (MediaPipe moving the hand at full draw 0.6 U down and back up in 0.3 s: real05 with
-    every third frame dropped, whose window ended before the hand was back). A release leaves for good; the pose
-    folding the arms after one puts the hand back at once, from far."""
-    return len(late) >= 3 and late[-1] < thr and max(late) < 2 * thr and all(b < a for a, b in zip(late, late[1:]))
+def _coming_back(ev: ReleaseEvidence, late: list[float], thr: float) -> bool:
+    """The hand alone (the bow arm did not fall, `ev`) and on its way back to the anchor: its distances from it
+    over the later half of the confirmation window (`late`) fall frame after frame to under the confirming
+    distance `thr`, never having reached twice it. A twitch (MediaPipe moving the hand at full draw 0.6 U down and
+    back up in 0.3 s: real05 with every third frame dropped, whose window ended before the hand was back). A
+    release leaves for good; the pose folding the arms after one puts the hand back at once, from far; a thumb
+    release, whose short spring-back may relax forward, drops the bow arm."""
+    if ev.bow_arm >= 1.0 or len(late) < 3:
+        return False
+    return late[-1] < thr and max(late) < 2 * thr and all(b < a for a, b in zip(late, late[1:]))
 
 
 def _deepest_drop(window: Sequence[TrackFrame], side: str, bow_y: float) -> float:
@@ -204,7 +207,12 @@ class ReleaseWatch:
         ev = self._release_evidence(shot, ds)
         away = [i for i, d in ds if d >= thr / 2]  # the frames of the window the hand was away from the anchor
         late = self._late(ds, t_c + P.release_confirm_s / 2)
-        if ev.released and self._went_back(shot, away) and not self._lowering(shot, ev) and not _coming_back(late, thr):
+        if (
+            ev.released
+            and self._went_back(shot, away)
+            and not self._lowering(shot, ev)
+            and not _coming_back(ev, late, thr)
+        ):
             place_release(self._buf, shot, ds, thr, ev)
             return True
         if not shot.cand.moved_on and self._leaving_fast(shot):
