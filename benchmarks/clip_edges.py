@@ -6,7 +6,8 @@ that keeps two frames of every three.
     python benchmarks/clip_edges.py --cuts start+0.2s,end+2,half_odd -v
 
 A camera started late finds the archer already drawn; a phone clip stops 2-10 frames after the arrow left (or
-holds the shot alone, both); a GIF or a cheap camera runs at 12-15 fps; a converter takes 30 fps to 20. None of these needs new labels: the labelled release is still where it was.
+holds the shot alone, both); a GIF or a cheap camera runs at 12-15 fps; a converter takes 30 fps to 20. None of
+these needs new labels: the labelled release is still where it was.
 Each cut clip is analysed as `coach analyze --pose-track` does (the labels' handedness, the clip's sound cut the
 same way where it has one, as benchmarks/real_footage.py) and counts when it gives one shot with a release within
 ±2 frames of the labelled one (at a lower rate, ±1 of the frame the release is first seen on). A clip whose uncut
@@ -45,7 +46,7 @@ class Cut:
     first: int = 0
     last: int | None = None
     half: str | None = None  # "even" or "odd"
-    dropped: int | None = None  # every third frame from this one dropped (30 fps to 20)
+    dropped: int | None = None  # the frames numbered this modulo 3 dropped (a converter from 30 fps to 20)
 
     def apply(self, track, env):
         """The track and its sound envelope (None: no sound) cut (`coach.evaluate.analyse_clip`'s transform)."""
